@@ -1,0 +1,39 @@
+// @ts-check
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', 'bench/results/**'] },
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      curly: ['error', 'all'],
+      'no-shadow': 'off',
+      '@typescript-eslint/no-shadow': 'error',
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'postgres', message: 'postgres is imported only in src/store/.' },
+            { name: 'piscina', message: 'piscina is imported only in src/workers/.' },
+            {
+              name: 'uWebSockets.js',
+              message: 'uWebSockets.js is imported only in src/transports/websocket/.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  { files: ['src/store/**'], rules: { 'no-restricted-imports': 'off' } },
+  {
+    files: ['src/workers/**', 'src/transports/websocket/**', 'test/**'],
+    rules: { 'no-restricted-imports': 'off' },
+  },
+  { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
+);

@@ -1,0 +1,68 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Value } from '@sinclair/typebox/value';
+import { ParlaError } from '../core/errors.js';
+import { packageRoot } from '../core/package-root.js';
+import { ConfigSchema, ENV_NAMES, type Config } from './schema.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+type Key = keyof typeof ENV_NAMES;
+
+function parseEnvValue(key: Key, raw: string, defaults: Record<string, unknown>): unknown {
+  if (typeof defaults[key] !== 'number') {
+    return raw;
+  }
+  const trimmed = raw.trim();
+  // Number('') is 0 and Number('0x10') is 16: accept plain decimal integers only.
+  return /^-?\d+$/.test(trimmed) ? Number(trimmed) : raw;
+}
+
+/**
+ * Reads config/default.json, applies environment overrides, validates and freezes the result.
+ * A bad value throws an ERR_CONFIG error naming the setting and its environment variable.
+ */
+export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const defaultsPath = join(packageRoot(), 'config', 'default.json');
+  const defaults = JSON.parse(readFileSync(defaultsPath, 'utf8')) as Record<string, unknown>;
+  const merged: Record<string, unknown> = { ...defaults };
+  for (const key of Object.keys(ENV_NAMES) as Key[]) {
+    const raw = env[ENV_NAMES[key]];
+    if (raw !== undefined) {
+      merged[key] = parseEnvValue(key, raw, defaults);
+    }
+  }
+  Object.assign(merged, overrides);
+
+  const problems: string[] = [];
+  for (const error of Value.Errors(ConfigSchema, merged)) {
+    const key = error.path.replace(/^\//, '') as Key;
+    const source = ENV_NAMES[key] ? ` (${ENV_NAMES[key]})` : '';
+    problems.push(
+      `config ${key || '(root)'}${source}: ${error.message}, got ${JSON.stringify(error.value)}`,
+    );
+  }
+  const config = merged as Config;
+  if (problems.length === 0 && config.rtpPortMin > config.rtpPortMax) {
+    problems.push(
+      `config rtpPortMin (PARLA_RTP_PORT_MIN) must not exceed rtpPortMax (PARLA_RTP_PORT_MAX)`,
+    );
+  }
+  if (problems.length === 0 && config.publicUrl !== '' && !URL.canParse(config.publicUrl)) {
+    problems.push(
+      `config publicUrl (PARLA_PUBLIC_URL): must be an absolute URL, got "${config.publicUrl}"`,
+    );
+  }
+  if (problems.length > 0) {
+    throw new ParlaError('ERR_CONFIG', problems);
+  }
+  return Object.freeze(config);
+}
+
+/** The base URL that returned URLs use. */
+export function publicBaseUrl(config: Config): string {
+  if (config.publicUrl !== '') {
+    return config.publicUrl.replace(/\/+$/, '');
+  }
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return `http://${host}:${config.port}`;
+}

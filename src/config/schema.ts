@@ -1,0 +1,62 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+const Port = Type.Integer({ minimum: 0, maximum: 65535 });
+
+/** Every setting, its type and limits. Defaults live in config/default.json. */
+export const ConfigSchema = Type.Object(
+  {
+    host: Type.String({ minLength: 1 }),
+    port: Port,
+    dataDir: Type.String({ minLength: 1 }),
+    apiKey: Type.String({
+      description: 'Bootstrap API key; empty means generate one on first start',
+    }),
+    databaseUrl: Type.String({
+      description: 'Empty means the embedded PGlite store under dataDir',
+    }),
+    publicUrl: Type.String({
+      description: 'Base of URLs returned by the API; empty means http://host:port',
+    }),
+    wsPort: Port,
+    sipPort: Port,
+    rtpPortMin: Port,
+    rtpPortMax: Port,
+    logLevel: Type.Union(
+      ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    ),
+    secretKey: Type.String({
+      description: 'Key (32 bytes, base64 or hex) sealing secrets at rest',
+    }),
+    bodyLimitBytes: Type.Integer({ minimum: 1024, maximum: 104857600 }),
+    maxFileBytes: Type.Integer({ minimum: 1, maximum: 1073741824 }),
+    openaiBaseUrl: Type.String({ minLength: 1 }),
+    openaiApiKey: Type.String(),
+    logFlushIntervalMs: Type.Integer({ minimum: 10, maximum: 60000 }),
+    apiKeyCacheTtlMs: Type.Integer({ minimum: 0, maximum: 3600000 }),
+  },
+  { additionalProperties: false },
+);
+
+export type Config = Readonly<Static<typeof ConfigSchema>>;
+
+/** Environment variable for each setting. */
+export const ENV_NAMES: Readonly<Record<keyof Static<typeof ConfigSchema>, string>> = {
+  host: 'PARLA_HOST',
+  port: 'PARLA_PORT',
+  dataDir: 'PARLA_DATA_DIR',
+  apiKey: 'PARLA_API_KEY',
+  databaseUrl: 'DATABASE_URL',
+  publicUrl: 'PARLA_PUBLIC_URL',
+  wsPort: 'PARLA_WS_PORT',
+  sipPort: 'PARLA_SIP_PORT',
+  rtpPortMin: 'PARLA_RTP_PORT_MIN',
+  rtpPortMax: 'PARLA_RTP_PORT_MAX',
+  logLevel: 'PARLA_LOG_LEVEL',
+  secretKey: 'PARLA_SECRET_KEY',
+  bodyLimitBytes: 'PARLA_BODY_LIMIT_BYTES',
+  maxFileBytes: 'PARLA_MAX_FILE_BYTES',
+  openaiBaseUrl: 'PARLA_OPENAI_BASE_URL',
+  openaiApiKey: 'OPENAI_API_KEY',
+  logFlushIntervalMs: 'PARLA_LOG_FLUSH_INTERVAL_MS',
+  apiKeyCacheTtlMs: 'PARLA_API_KEY_CACHE_TTL_MS',
+};

@@ -1,0 +1,180 @@
+import type postgres from 'postgres';
+import { newId } from '../core/ids.js';
+import type { DateFilterName, DateFilters } from './resource-store.js';
+
+export const LOG_TYPES = ['API', 'Webhook', 'Call', 'Provider'] as const;
+export type LogType = (typeof LOG_TYPES)[number];
+
+/** A log entry with the fields of the interface spec. */
+export interface LogEntry {
+  time: string;
+  orgId: string;
+  type: LogType;
+  webhookType?: string;
+  resource?: string;
+  requestDurationSeconds?: number;
+  requestStartedAt?: string;
+  requestFinishedAt?: string;
+  requestBody?: unknown;
+  requestHttpMethod?: string;
+  requestUrl?: string;
+  requestPath?: string;
+  requestQuery?: string;
+  responseHttpCode?: number;
+  requestIpAddress?: string;
+  requestOrigin?: string;
+  responseBody?: unknown;
+  requestHeaders?: Record<string, unknown>;
+  error?: { message: string };
+  assistantId?: string;
+  phoneNumberId?: string;
+  customerId?: string;
+  squadId?: string;
+  callId?: string;
+}
+
+export interface LogQuery {
+  type?: LogType;
+  webhookType?: string;
+  assistantId?: string;
+  phoneNumberId?: string;
+  customerId?: string;
+  squadId?: string;
+  callId?: string;
+  dates?: DateFilters;
+  page: number;
+  limit: number;
+  sortOrder: 'ASC' | 'DESC';
+}
+
+const FILTER_COLUMNS = {
+  type: 'type',
+  webhookType: 'webhook_type',
+  assistantId: 'assistant_id',
+  phoneNumberId: 'phone_number_id',
+  customerId: 'customer_id',
+  squadId: 'squad_id',
+  callId: 'call_id',
+} as const;
+
+const DATE_OPERATORS: Record<string, string> = { Gt: '>', Lt: '<', Ge: '>=', Le: '<=' };
+
+/**
+ * Log entries, written in batches off the request path: `append` only queues; a timer flushes
+ * the queue in one multi-row insert. The queue is bounded; past it the oldest entries are dropped
+ * and counted, so a slow store can never grow memory without bound.
+ */
+export class LogStore {
+  readonly #sql: postgres.Sql;
+  readonly #flushIntervalMs: number;
+  readonly #maxQueued: number;
+  #queue: LogEntry[] = [];
+  #timer: NodeJS.Timeout | null = null;
+  #flushing: Promise<void> = Promise.resolve();
+  #dropped = 0;
+
+  constructor(sql: postgres.Sql, flushIntervalMs: number, maxQueued = 10_000) {
+    this.#sql = sql;
+    this.#flushIntervalMs = flushIntervalMs;
+    this.#maxQueued = maxQueued;
+  }
+
+  get droppedCount(): number {
+    return this.#dropped;
+  }
+
+  append(entry: LogEntry): void {
+    if (this.#queue.length >= this.#maxQueued) {
+      this.#queue.shift();
+      this.#dropped += 1;
+    }
+    this.#queue.push(entry);
+    if (this.#timer === null) {
+      this.#timer = setTimeout(() => void this.flush(), this.#flushIntervalMs);
+      this.#timer.unref();
+    }
+  }
+
+  /** Writes everything queued so far; resolves when it is stored. */
+  flush(): Promise<void> {
+    if (this.#timer !== null) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
+    const batch = this.#queue;
+    this.#queue = [];
+    this.#flushing = this.#flushing.then(() => this.#write(batch));
+    return this.#flushing;
+  }
+
+  async #write(batch: LogEntry[]): Promise<void> {
+    if (batch.length === 0) {
+      return;
+    }
+    const sql = this.#sql;
+    const rows = batch.map((entry) => ({
+      id: newId(),
+      org_id: entry.orgId,
+      time: new Date(entry.time),
+      type: entry.type,
+      webhook_type: entry.webhookType ?? null,
+      assistant_id: entry.assistantId ?? null,
+      phone_number_id: entry.phoneNumberId ?? null,
+      customer_id: entry.customerId ?? null,
+      squad_id: entry.squadId ?? null,
+      call_id: entry.callId ?? null,
+      doc: sql.json(entry as unknown as postgres.JSONValue),
+    }));
+    try {
+      await sql`insert into logs ${sql(rows)}`;
+    } catch (error) {
+      this.#dropped += batch.length;
+      process.emitWarning(
+        `parla: ${batch.length} log entries could not be stored: ${String(error)}`,
+      );
+    }
+  }
+
+  async list(orgId: string, query: LogQuery): Promise<{ results: LogEntry[]; total: number }> {
+    const sql = this.#sql;
+    const where = this.#where(orgId, query);
+    const offset = (query.page - 1) * query.limit;
+    const [rows, counted] = await Promise.all([
+      sql<{ doc: LogEntry }[]>`
+        select doc from logs where ${where}
+        order by time ${query.sortOrder === 'ASC' ? sql`asc` : sql`desc`}, id
+        limit ${query.limit} offset ${offset}`,
+      sql<{ n: string }[]>`select count(*) as n from logs where ${where}`,
+    ]);
+    return { results: rows.map((r) => r.doc), total: Number(counted[0]?.n ?? 0) };
+  }
+
+  async delete(orgId: string, query: Partial<LogQuery>): Promise<number> {
+    const sql = this.#sql;
+    const rows = await sql`delete from logs where ${this.#where(orgId, query)} returning id`;
+    return rows.length;
+  }
+
+  #where(orgId: string, query: Partial<LogQuery>): postgres.PendingQuery<postgres.Row[]> {
+    const sql = this.#sql;
+    let where = sql`org_id = ${orgId}`;
+    for (const [field, column] of Object.entries(FILTER_COLUMNS)) {
+      const value = query[field as keyof typeof FILTER_COLUMNS];
+      if (value !== undefined) {
+        where = sql`${where} and ${sql(column)} = ${value}`;
+      }
+    }
+    // Log entries have one timestamp: both createdAt* and updatedAt* filters apply to `time`.
+    for (const [name, value] of Object.entries(query.dates ?? {})) {
+      const operator = DATE_OPERATORS[(name as DateFilterName).slice(-2)];
+      if (value !== undefined && operator !== undefined) {
+        where = sql`${where} and time ${sql.unsafe(operator)} ${new Date(value)}`;
+      }
+    }
+    return where;
+  }
+
+  async close(): Promise<void> {
+    await this.flush();
+  }
+}

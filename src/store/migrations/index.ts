@@ -1,0 +1,10 @@
+import * as m001 from './001-init.js';
+
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+/** Every migration, in order. Append only. */
+export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'init', sql: m001.sql }];
