@@ -1,5 +1,5 @@
 import fastifySwagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { CallStarter } from '../calls/call-starter.js';
 import { NoTransportCallStarter } from '../calls/call-starter.js';
 import type { ModelProviderRegistry } from '../providers/llm/model-provider.js';
@@ -28,7 +28,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.bodyLimitBytes ?? 1024 * 1024,
-    disableRequestLogging: true,
+    // Requests are recorded in the org's log store; the process log keeps errors only.
+    logController: new LogController({ disableRequestLogging: true }),
     trustProxy: false,
     routerOptions: { ignoreTrailingSlash: true },
   });

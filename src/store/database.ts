@@ -1,5 +1,5 @@
-import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import postgres from 'postgres';
@@ -70,8 +70,10 @@ async function openServer(url: string, schema: string, max: number): Promise<Dat
 
 async function openEmbedded(dataDir: string): Promise<Database> {
   const location = dataDir === 'memory://' ? dataDir : resolve(dataDir);
+  let releaseLock = (): void => undefined;
   if (location !== 'memory://') {
     mkdirSync(location, { recursive: true });
+    releaseLock = lockDataDir(join(location, 'parla.lock'));
   }
   const pglite = await PGlite.create(location === 'memory://' ? undefined : location);
   // PGlite runs one query at a time; one connection keeps transactions from interleaving.
@@ -99,6 +101,7 @@ async function openEmbedded(dataDir: string): Promise<Database> {
       await sql.end({ timeout: 5 });
       await server.stop();
       await pglite.close();
+      releaseLock();
     },
   };
 }
@@ -106,4 +109,32 @@ async function openEmbedded(dataDir: string): Promise<Database> {
 /** The embedded store's folder under the data directory. */
 export function embeddedDir(dataDir: string): string {
   return join(dataDir, 'pglite');
+}
+
+/**
+ * PGlite's files must have one process at a time: a second Parla (or the CLI) on the same data
+ * directory while the server runs would corrupt them, so it is refused with a clear message.
+ */
+function lockDataDir(lockFile: string): () => void {
+  try {
+    writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
+  } catch {
+    const pid = Number(readFileSync(lockFile, 'utf8'));
+    if (Number.isInteger(pid) && pid !== process.pid && isAlive(pid)) {
+      throw new Error(
+        `the embedded store in ${dirname(lockFile)} is in use by process ${pid}; stop it first or set DATABASE_URL`,
+      );
+    }
+    writeFileSync(lockFile, String(process.pid));
+  }
+  return () => rmSync(lockFile, { force: true });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

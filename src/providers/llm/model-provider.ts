@@ -32,6 +32,10 @@ export interface ModelRequest {
   baseUrl?: string;
 }
 
+/**
+ * What a reply stream yields: text as it arrives, each tool call once it is complete (its
+ * argument pieces joined), token usage when the vendor reports it, and `done` last.
+ */
 export type ModelEvent =
   | { type: 'text'; delta: string }
   | { type: 'tool-call'; call: ModelToolCall }
@@ -41,7 +45,10 @@ export type ModelEvent =
 export interface ModelProvider {
   /** The `model.provider` value this adapter serves, e.g. `openai`. */
   readonly name: string;
-  /** Streams the reply; aborting `signal` cancels the vendor request. Throws ProviderError. */
+  /**
+   * Streams the reply; aborting `signal` cancels the vendor request and the stream then throws
+   * the signal's reason. Vendor failures throw ProviderError.
+   */
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
 }
 
