@@ -35,5 +35,18 @@ export default tseslint.config(
     files: ['src/workers/**', 'src/transports/websocket/**', 'test/**'],
     rules: { 'no-restricted-imports': 'off' },
   },
+  {
+    // Tests read JSON response bodies as `any` on purpose: the assertions are the type check.
+    files: ['test/**'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
   { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
 );

@@ -51,6 +51,7 @@ interface Row {
 }
 
 const IDENTITY_FIELDS = ['id', 'orgId', 'createdAt', 'updatedAt'];
+const UPDATE_ATTEMPTS = 5;
 
 /**
  * Org-scoped JSONB document storage for one resource kind. Every query names the org, so a row
@@ -61,6 +62,8 @@ export class ResourceStore {
   readonly #def: ResourceTable;
   readonly #secrets: SecretBox;
   readonly #columnNames: readonly string[];
+  /** The last queued update of each row being updated, by `orgId/id`. */
+  readonly #rowQueues = new Map<string, Promise<void>>();
 
   constructor(sql: postgres.Sql, def: ResourceTable, secrets: SecretBox) {
     this.#sql = sql;
@@ -124,37 +127,70 @@ export class ResourceStore {
   }
 
   /**
-   * Read-modify-write under a row lock. `mutate` receives the stored document (secrets still
-   * sealed) and returns the next one; plain secrets in it are sealed before writing.
+   * Read-modify-write with optimistic concurrency: `mutate` receives the stored document (secrets
+   * still sealed) and returns the next one; the write applies only if the row has not changed
+   * meanwhile, else the read and `mutate` run again. `mutate` runs outside any transaction, so it
+   * may query the store (the embedded store has a single connection). Updates of one row from
+   * this process queue behind each other, so retries are needed only across processes.
    */
-  async update(
+  update(
+    orgId: string,
+    id: string,
+    mutate: (current: Resource) => Doc | Promise<Doc>,
+  ): Promise<Resource | null> {
+    const key = `${orgId}/${id}`;
+    const previous = this.#rowQueues.get(key) ?? Promise.resolve();
+    const run = previous.then(() => this.#updateOnce(orgId, id, mutate));
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#rowQueues.set(key, settled);
+    void settled.then(() => {
+      if (this.#rowQueues.get(key) === settled) {
+        this.#rowQueues.delete(key);
+      }
+    });
+    return run;
+  }
+
+  async #updateOnce(
     orgId: string,
     id: string,
     mutate: (current: Resource) => Doc | Promise<Doc>,
   ): Promise<Resource | null> {
     const sql = this.#sql;
     const table = this.#def.table;
-    try {
-      return await sql.begin(async (tx) => {
-        const [row] = await tx<Row[]>`
-          select id, org_id, created_at, updated_at, doc from ${tx(table)}
-          where org_id = ${orgId} and id = ${id} for update`;
-        if (row === undefined) {
-          return null;
-        }
-        const next = this.#secrets.sealDoc(stripIdentity(await mutate(toResource(row, null))));
-        const now = new Date();
-        const set = {
-          doc: tx.json(next as postgres.JSONValue),
-          updated_at: now,
-          ...this.#columnValues(next),
-        };
-        await tx`update ${tx(table)} set ${tx(set)} where org_id = ${orgId} and id = ${id}`;
+    for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt += 1) {
+      const row = await this.#getRow(orgId, id);
+      if (row === null) {
+        return null;
+      }
+      const next = this.#secrets.sealDoc(stripIdentity(await mutate(toResource(row, null))));
+      // Strictly later than the stored time, so each write moves updatedAt forward.
+      const now = new Date(Math.max(Date.now(), row.updated_at.getTime() + 1));
+      const set = {
+        doc: sql.json(next as postgres.JSONValue),
+        updated_at: now,
+        ...this.#columnValues(next),
+      };
+      let written: postgres.RowList<postgres.Row[]>;
+      try {
+        written = await sql`
+          update ${sql(table)} set ${sql(set)}
+          where org_id = ${orgId} and id = ${id} and updated_at = ${row.updated_at}
+          returning id`;
+      } catch (error) {
+        throw translateDbError(error);
+      }
+      if (written.length === 1) {
         return toResource({ ...row, updated_at: now, doc: next });
-      });
-    } catch (error) {
-      throw translateDbError(error);
+      }
     }
+    throw new ParlaError(
+      'ERR_CONFLICT',
+      `${table} ${id} is being changed by other requests; try again`,
+    );
   }
 
   async delete(orgId: string, id: string): Promise<Resource | null> {

@@ -34,7 +34,7 @@ export interface HarnessOptions {
 /** Opens a store on `target`, two orgs with a key each and the app; closes all after the file. */
 export function useHarness(target: StoreTarget, options: HarnessOptions = {}): Harness {
   const h = {} as Harness;
-  let cleanup: () => Promise<void> = async () => undefined;
+  let cleanup: () => Promise<void> = () => Promise.resolve();
   beforeAll(async () => {
     const opened = await target.open();
     cleanup = opened.cleanup;

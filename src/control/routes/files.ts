@@ -81,10 +81,13 @@ export async function registerFileRoutes(app: FastifyInstance, deps: RouteDeps):
           await storage.remove(orgId, id);
           throw error;
         }
-        // Not awaited: the client polls GET /file/{id} for the outcome.
-        const task = extract(storage, deps, orgId, created, request.log).finally(() => {
-          pending.delete(task);
-        });
+        // Deferred past this turn, by which the response is written; the client polls
+        // GET /file/{id} for the outcome.
+        const task = new Promise<void>((resolve) => setImmediate(resolve))
+          .then(() => extract(storage, deps, orgId, created, request.log))
+          .finally(() => {
+            pending.delete(task);
+          });
         pending.add(task);
         return reply.code(201).send(created);
       },

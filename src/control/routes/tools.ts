@@ -72,7 +72,7 @@ export function registerToolRoutes(app: FastifyInstance, deps: RouteDeps): void 
       const type = current.type as string;
       if (patch.type !== undefined && patch.type !== type) {
         throw new ParlaError('ERR_VALIDATION', [
-          `type cannot change from ${type} to ${String(patch.type)}`,
+          `type cannot change from ${type} to ${JSON.stringify(patch.type)}`,
         ]);
       }
       const schema = toolUpdateSchema(type);

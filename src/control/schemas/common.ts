@@ -6,6 +6,7 @@ import {
   type ObjectOptions,
   type TOptional,
   type TString,
+  type Static,
 } from '@sinclair/typebox';
 import { DATE_FILTERS } from '../../store/resource-store.js';
 
@@ -17,7 +18,7 @@ export function Strict<T extends TProperties>(
   return Type.Object(properties, { additionalProperties: false, ...options });
 }
 
-export const Opt = Type.Optional;
+export const Opt = <T extends TSchema>(schema: T) => Type.Optional(schema);
 
 export function StringEnum<const T extends readonly string[]>(values: T, options: object = {}) {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
@@ -29,7 +30,7 @@ export function Discriminated<T extends TSchema>(
   kinds: readonly T[],
   options: object = {},
 ) {
-  return Type.Unsafe<T extends TSchema ? import('@sinclair/typebox').Static<T> : never>({
+  return Type.Unsafe<T extends TSchema ? Static<T> : never>({
     type: 'object',
     discriminator: { propertyName },
     required: [propertyName],
@@ -202,8 +203,22 @@ export function ForUpdate<T extends TObject>(schema: T, omit: readonly string[] 
     if (omit.includes(key)) {
       continue;
     }
-    const { default: _dropped, ...rest } = value as TSchema & { default?: unknown };
-    properties[key] = Type.Optional(rest as TSchema);
+    const copy: Record<string, unknown> = {};
+    for (const [name, keyword] of Object.entries(value)) {
+      if (name !== 'default') {
+        copy[name] = keyword;
+      }
+    }
+    // Symbol keys (TypeBox's Kind/Optional markers) are not copied by Object.entries.
+    properties[key] = Type.Optional(Object.assign(copy, pickSymbols(value)) as unknown as TSchema);
   }
   return Type.Object(properties, { additionalProperties: false });
+}
+
+function pickSymbols(schema: TSchema): Record<symbol, unknown> {
+  const out: Record<symbol, unknown> = {};
+  for (const symbol of Object.getOwnPropertySymbols(schema)) {
+    out[symbol] = (schema as unknown as Record<symbol, unknown>)[symbol];
+  }
+  return out;
 }

@@ -102,7 +102,7 @@ const common = {
 };
 
 function kind(type: string, properties: TProperties): TObject {
-  return Strict({ type: Type.Literal(type), ...common, ...properties }) as unknown as TObject;
+  return Strict({ type: Type.Literal(type), ...common, ...properties });
 }
 
 /** The six kinds validated field by field. */
@@ -164,7 +164,7 @@ function looseKind(type: string): TObject {
   return Type.Object(
     { type: Type.Literal(type), ...common, name: Opt(ToolName), description: Opt(Description) },
     { additionalProperties: true },
-  ) as unknown as TObject;
+  );
 }
 
 const KIND_SCHEMAS: Record<string, TObject> = {
