@@ -54,7 +54,12 @@ async function openServer(url: string, schema: string, max: number): Promise<Dat
   if (schema !== 'public') {
     const admin = postgres(url, { ...common, max: 1 });
     try {
-      await admin`create schema if not exists ${admin(schema)}`;
+      await admin`create schema if not exists ${admin(schema)}`.catch((error: unknown) => {
+        // Two nodes creating the schema at once: one wins, the other sees a unique violation.
+        if ((error as { code?: string }).code !== '23505') {
+          throw error;
+        }
+      });
     } finally {
       await admin.end();
     }

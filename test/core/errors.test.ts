@@ -5,7 +5,7 @@ import { ERROR_CODES, ParlaError } from '../../src/core/errors.js';
 describe('error codes', () => {
   it('are each documented in docs/errors.md, and the doc lists no others', () => {
     const doc = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
-    const documented = [...doc.matchAll(/^\| `(ERR_[A-Z_]+)` \|/gm)].map((m) => m[1]);
+    const documented = [...doc.matchAll(/^\|\s*`(ERR_[A-Z_]+)`\s*\|/gm)].map((m) => m[1]);
     expect(documented.sort()).toEqual(Object.keys(ERROR_CODES).sort());
   });
 

@@ -49,34 +49,40 @@ describe('npm start on the embedded defaults', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'parla-e2e-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('creates an org, prints its key once, serves the API and stops cleanly', async () => {
-    const port = await freePort();
-    const env = { PARLA_DATA_DIR: dataDir, PARLA_PORT: String(port), DATABASE_URL: '' };
-    const first = startServer(env);
-    const [, key] = await first.waitFor(/\n {2}(parla_\S+)\n/);
-    await first.waitFor(/Parla API on/);
-    const base = `http://127.0.0.1:${port}`;
-    const created = await fetch(`${base}/assistant`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'e2e' }),
-    });
-    expect(created.status).toBe(201);
-    expect((await fetch(`${base}/assistant`)).status).toBe(401);
-    first.child.kill('SIGTERM');
-    expect(await first.exited).toBe(0);
+  it(
+    'creates an org, prints its key once, serves the API and stops cleanly',
+    { timeout: 180_000 },
+    async () => {
+      const port = await freePort();
+      const env = { PARLA_DATA_DIR: dataDir, PARLA_PORT: String(port), DATABASE_URL: '' };
+      const first = startServer(env);
+      const [, key] = await first.waitFor(/\n {2}(parla_\S+)\n/);
+      await first.waitFor(/Parla API on/);
+      const base = `http://127.0.0.1:${port}`;
+      const created = await fetch(`${base}/assistant`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'e2e' }),
+      });
+      expect(created.status).toBe(201);
+      expect((await fetch(`${base}/assistant`)).status).toBe(401);
+      first.child.kill('SIGTERM');
+      expect(await first.exited).toBe(0);
 
-    // Second start: same data, no new key printed, the old key still works.
-    const second = startServer(env);
-    await second.waitFor(/Parla API on/);
-    expect(second.output()).not.toContain('shown only this once');
-    const list = await fetch(`${base}/assistant`, { headers: { authorization: `Bearer ${key}` } });
-    expect(((await list.json()) as { name: string }[]).map((a) => a.name)).toEqual(['e2e']);
-    second.child.kill('SIGTERM');
-    expect(await second.exited).toBe(0);
-  });
+      // Second start: same data, no new key printed, the old key still works.
+      const second = startServer(env);
+      await second.waitFor(/Parla API on/);
+      expect(second.output()).not.toContain('shown only this once');
+      const list = await fetch(`${base}/assistant`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(((await list.json()) as { name: string }[]).map((a) => a.name)).toEqual(['e2e']);
+      second.child.kill('SIGTERM');
+      expect(await second.exited).toBe(0);
+    },
+  );
 
-  it('refuses a bad setting with a message naming it', async () => {
+  it('refuses a bad setting with a message naming it', { timeout: 60_000 }, async () => {
     const bad = startServer({ PARLA_DATA_DIR: dataDir, PARLA_PORT: 'eighty' });
     expect(await bad.exited).toBe(1);
     expect(bad.output()).toMatch(/port \(PARLA_PORT\)/);

@@ -55,7 +55,7 @@ export function registerLogRoutes(app: FastifyInstance, deps: RouteDeps): void {
       const page = query.page ?? 1;
       const { results, total } = await deps.store.logs.list(request.orgId, {
         ...filters(query),
-        dates: dateFilters(query as Record<string, unknown>),
+        dates: dateFilters(query),
         page,
         limit,
         sortOrder: query.sortOrder ?? 'DESC',
