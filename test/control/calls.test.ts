@@ -3,34 +3,7 @@ import type { CallStarter } from '../../src/calls/call-starter.js';
 import type { Doc, Resource } from '../../src/store/resource-store.js';
 import { useHarness, type Harness } from '../support/app-harness.js';
 import { storeTargets } from '../support/store-targets.js';
-
-interface Body {
-  id: string;
-  statusCode: number;
-  error: string;
-  message: string | string[];
-  [key: string]: unknown;
-}
-type Reply = [number, Body];
-
-/** The harness with response bodies typed for these tests. */
-function api(h: Harness) {
-  return {
-    post: (url: string, body: object, key?: string) => h.post(url, body, key) as Promise<Reply>,
-    get: (url: string, key?: string) => h.get(url, key) as Promise<Reply>,
-    list: async (url: string, key?: string) => (await h.get(url, key))[1] as Body[],
-    patch: (url: string, body: object, key?: string) => h.patch(url, body, key) as Promise<Reply>,
-    del: (url: string, key?: string) => h.del(url, key) as Promise<Reply>,
-  };
-}
-
-function badRequest(message: string): object {
-  return {
-    statusCode: 400,
-    error: 'Bad Request',
-    message: expect.arrayContaining([message]) as unknown,
-  };
-}
+import { api, badRequest } from '../support/typed-api.js';
 
 /** A SIP trunk and a number on it in org A; returns the number's id. */
 async function phoneNumber(h: Harness, number: string): Promise<string> {
