@@ -16,6 +16,12 @@ async function main(): Promise<void> {
     logFlushIntervalMs: config.logFlushIntervalMs,
     apiKeyCacheTtlMs: config.apiKeyCacheTtlMs,
   });
+  if (config.databaseUrl !== '' && config.secretKey === '') {
+    process.emitWarning(
+      `DATABASE_URL is set without PARLA_SECRET_KEY: secrets are sealed with ${join(dataDir, 'secret.key')}; ` +
+        'every node sharing this database must use the same key',
+    );
+  }
   const { createdKey } = await store.bootstrap(config.apiKey);
   if (createdKey !== null && config.apiKey === '') {
     // Printed once: only its hash is stored.

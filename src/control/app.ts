@@ -1,11 +1,13 @@
 import fastifySwagger from '@fastify/swagger';
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { CallStarter } from '../calls/call-starter.js';
 import { NoTransportCallStarter } from '../calls/call-starter.js';
 import type { ModelProviderRegistry } from '../providers/llm/model-provider.js';
 import type { Store } from '../store/store.js';
 import { registerAuth } from './auth.js';
+import { ParlaError } from '../core/errors.js';
 import { errorBody, handleError } from './errors.js';
+import { checkStrings, parseJsonBody } from './json-body.js';
 import { registerRequestLog } from './request-log.js';
 import { registerRoutes } from './routes/index.js';
 import { bodyAjv, queryAjv } from './validation.js';
@@ -32,6 +34,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: false,
     routerOptions: { ignoreTrailingSlash: true },
+    // Errors Fastify raises before routing (e.g. an over-long path parameter) use our body too.
+    frameworkErrors: (error, _request, reply) => {
+      const status = error.statusCode === 414 ? 404 : (error.statusCode ?? 400);
+      void (reply as FastifyReply)
+        .code(status)
+        .send(errorBody(status, status === 404 ? 'Not Found' : error.message));
+    },
   });
   app.setValidatorCompiler(({ schema, httpPart }) =>
     (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema),
@@ -44,19 +53,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   // DELETE with `Content-Type: application/json` and an empty body is common from SDKs.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text.trim() === '') {
-      done(null, undefined);
-      return;
-    }
     try {
-      done(null, JSON.parse(text) as unknown);
-    } catch {
-      done(
-        Object.assign(new Error('Request body is not valid JSON'), { statusCode: 400 }),
-        undefined,
-      );
+      done(null, parseJsonBody(typeof body === 'string' ? body : body.toString('utf8')));
+    } catch (error) {
+      done(error as Error, undefined);
     }
+  });
+  // Path parameters and query strings reach SQL too: refuse what PostgreSQL cannot store.
+  app.addHook('preValidation', (request, _reply, done) => {
+    const problem = checkStrings(request.params, 0) ?? checkStrings(request.query, 0);
+    done(problem === null ? undefined : new ParlaError('ERR_VALIDATION', [problem]));
   });
 
   await app.register(fastifySwagger, {

@@ -17,11 +17,13 @@ export interface RequestContext {
   request: FastifyRequest;
 }
 
-export type ListQueryValues = Record<string, unknown> & {
+export interface ListQueryValues {
+  [key: string]: unknown;
   limit?: number;
   page?: number;
   sortOrder?: 'ASC' | 'DESC';
-};
+  sortBy?: 'createdAt' | 'updatedAt';
+}
 
 export interface CrudOptions {
   /** URL path, e.g. `/tool`. */
@@ -119,7 +121,13 @@ export function registerCrud(app: FastifyInstance, store: Store, options: CrudOp
           limit,
           dates: dateFilters(query),
           equals: options.listEquals?.(query) ?? {},
-          ...(options.paged ? { page: query.page ?? 1, sortOrder: query.sortOrder ?? 'DESC' } : {}),
+          ...(options.paged
+            ? {
+                page: query.page ?? 1,
+                sortOrder: query.sortOrder ?? 'DESC',
+                sortBy: query.sortBy ?? 'createdAt',
+              }
+            : {}),
         };
         const items = await Promise.all(
           (await resources.list(ctx.orgId, listQuery)).map((r) => present(ctx, r)),

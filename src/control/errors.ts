@@ -33,6 +33,13 @@ export function handleError(
       .send(errorBody(400, formatErrors(fastifyError.validation as never, prefix)));
     return;
   }
+  // PostgreSQL data exceptions (class 22: out-of-range dates and numbers, untranslatable
+  // characters) come from values the schemas let through; they are the client's, not ours.
+  const sqlState = (error as { code?: unknown; severity?: unknown }).code;
+  if (typeof sqlState === 'string' && sqlState.startsWith('22') && 'severity' in error) {
+    void reply.code(400).send(errorBody(400, [`invalid value: ${error.message}`]));
+    return;
+  }
   const status = fastifyError.statusCode;
   if (status !== undefined && status >= 400 && status < 500) {
     void reply.code(status).send(errorBody(status, fastifyError.message));

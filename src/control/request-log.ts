@@ -1,13 +1,17 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { LogEntry, LogStore } from '../store/log-store.js';
 import { redactSecrets } from '../store/secret-box.js';
+import { checkStrings } from './json-body.js';
 
 const MAX_LOGGED_BODY_BYTES = 32 * 1024;
 const REDACTED_HEADERS = new Set([
   'authorization',
+  'proxy-authorization',
   'cookie',
   'x-vapi-secret',
-  'proxy-authorization',
+  'x-api-key',
+  'api-key',
+  'x-auth-token',
 ]);
 
 declare module 'fastify' {
@@ -32,7 +36,9 @@ function bodyForLog(body: unknown): unknown {
   if (Buffer.isBuffer(body) || typeof body !== 'object') {
     return undefined;
   }
-  return redactSecrets(body);
+  const redacted = redactSecrets(body);
+  const bytes = JSON.stringify(redacted).length;
+  return bytes > MAX_LOGGED_BODY_BYTES ? { truncated: true, bytes } : redacted;
 }
 
 function parseResponse(payload: string | null): unknown {
@@ -122,7 +128,8 @@ function linkIds(
   params: Record<string, string>,
   body: unknown,
 ): void {
-  const id = params.id;
+  // A rejected request may carry an id PostgreSQL cannot store (NUL): do not link it.
+  const id = params.id !== undefined && checkStrings(params.id, 0) === null ? params.id : undefined;
   const resource = path.split('/')[1];
   if (id !== undefined) {
     if (resource === 'call') {

@@ -57,6 +57,9 @@ const FILTER_COLUMNS = {
   callId: 'call_id',
 } as const;
 
+/** Rows per insert: 11 parameters a row stays far below PostgreSQL's 65,535. */
+const WRITE_BATCH_ROWS = 1000;
+
 const DATE_OPERATORS: Record<string, string> = { Gt: '>', Lt: '<', Ge: '>=', Le: '<=' };
 
 /**
@@ -101,16 +104,33 @@ export class LogStore {
       clearTimeout(this.#timer);
       this.#timer = null;
     }
-    const batch = this.#queue;
-    this.#queue = [];
-    this.#flushing = this.#flushing.then(() => this.#write(batch));
+    // The batch is taken when its write starts, so entries wait in the bounded queue, not here.
+    this.#flushing = this.#flushing.then(async () => {
+      while (this.#queue.length > 0) {
+        const batch = this.#queue.splice(0, WRITE_BATCH_ROWS);
+        await this.#write(batch);
+      }
+    });
     return this.#flushing;
   }
 
   async #write(batch: LogEntry[]): Promise<void> {
-    if (batch.length === 0) {
-      return;
+    try {
+      await this.#insert(batch);
+    } catch {
+      // One bad entry must not lose the others: retry them one by one.
+      for (const entry of batch) {
+        try {
+          await this.#insert([entry]);
+        } catch (error) {
+          this.#dropped += 1;
+          process.emitWarning(`parla: a log entry could not be stored: ${String(error)}`);
+        }
+      }
     }
+  }
+
+  async #insert(batch: LogEntry[]): Promise<void> {
     const sql = this.#sql;
     const rows = batch.map((entry) => ({
       id: newId(),
@@ -125,14 +145,7 @@ export class LogStore {
       call_id: entry.callId ?? null,
       doc: sql.json(entry as unknown as postgres.JSONValue),
     }));
-    try {
-      await sql`insert into logs ${sql(rows)}`;
-    } catch (error) {
-      this.#dropped += batch.length;
-      process.emitWarning(
-        `parla: ${batch.length} log entries could not be stored: ${String(error)}`,
-      );
-    }
+    await sql`insert into logs ${sql(rows)}`;
   }
 
   async list(orgId: string, query: LogQuery): Promise<{ results: LogEntry[]; total: number }> {

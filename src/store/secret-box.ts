@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { ParlaError } from '../core/errors.js';
 
 const PREFIX = 'sealed:v1:';
 
@@ -70,6 +71,18 @@ export class SecretBox {
   }
 
   open(sealed: string): string {
+    try {
+      return this.#open(sealed);
+    } catch (error) {
+      throw new ParlaError(
+        'ERR_INTERNAL',
+        'a stored secret cannot be opened: it was sealed with another key (is PARLA_SECRET_KEY the same on every node?)',
+        { cause: error },
+      );
+    }
+  }
+
+  #open(sealed: string): string {
     const [iv, tag, body] = sealed
       .slice(PREFIX.length)
       .split('.')
@@ -102,9 +115,28 @@ function mapSecrets<T>(doc: T, fn: (value: string) => string | undefined): T {
   return walk(doc, fn) as T;
 }
 
-function walk(value: unknown, fn: (value: string) => string | undefined): unknown {
+/** `server.headers` carries webhook credentials (Authorization, x-api-key): every value is secret. */
+function isSecretHeaders(
+  key: string,
+  parentKey: string | null,
+  child: unknown,
+): child is Record<string, unknown> {
+  return (
+    key === 'headers' &&
+    parentKey === 'server' &&
+    child !== null &&
+    typeof child === 'object' &&
+    !Array.isArray(child)
+  );
+}
+
+function walk(
+  value: unknown,
+  fn: (value: string) => string | undefined,
+  parentKey: string | null = null,
+): unknown {
   if (Array.isArray(value)) {
-    return value.map((item) => walk(item, fn));
+    return value.map((item) => walk(item, fn, parentKey));
   }
   if (value === null || typeof value !== 'object') {
     return value;
@@ -116,10 +148,19 @@ function walk(value: unknown, fn: (value: string) => string | undefined): unknow
       if (mapped !== undefined) {
         out[key] = mapped;
       }
+    } else if (isSecretHeaders(key, parentKey, child)) {
+      const headers: Record<string, unknown> = {};
+      for (const [name, headerValue] of Object.entries(child)) {
+        const mapped = typeof headerValue === 'string' ? fn(headerValue) : headerValue;
+        if (mapped !== undefined) {
+          headers[name] = mapped;
+        }
+      }
+      out[key] = headers;
     } else if (NOT_SECRET_SUBTREES.has(key)) {
       out[key] = child;
     } else {
-      out[key] = walk(child, fn);
+      out[key] = walk(child, fn, key);
     }
   }
   return out;

@@ -4,6 +4,7 @@ import { ChatService, type ChatRequest, type PreparedChat } from '../../chat/cha
 import { ResponseEventWriter, responseObject, sseEvent } from '../../chat/response-events.js';
 import { badRequest, ParlaError } from '../../core/errors.js';
 import { registerCrud } from '../crud.js';
+import { splitIds } from '../schemas/common.js';
 import { errorBody, type ErrorBody } from '../errors.js';
 import { ChatListQuery, CreateChat, CreateChatResponse } from '../schemas/chat.js';
 import type { RouteDeps } from './index.js';
@@ -65,8 +66,8 @@ export function registerChatRoutes(app: FastifyInstance, deps: RouteDeps): void 
     paged: true,
     without: ['create', 'update'],
     listEquals: (query) => ({
-      id: query.id as string | undefined,
-      assistantId: query.assistantId as string | undefined,
+      id: (query.id as string | undefined) ?? splitIds(query.idAny),
+      assistantId: (query.assistantId as string | undefined) ?? splitIds(query.assistantIdAny),
       squadId: query.squadId as string | undefined,
       sessionId: query.sessionId as string | undefined,
       previousChatId: query.previousChatId as string | undefined,

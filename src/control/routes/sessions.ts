@@ -4,6 +4,7 @@ import { presentSession } from '../../chat/session-state.js';
 import { badRequest } from '../../core/errors.js';
 import type { Doc } from '../../store/resource-store.js';
 import { registerCrud, type RequestContext } from '../crud.js';
+import { splitIds } from '../schemas/common.js';
 import { CreateSession, SessionListQuery, UpdateSession } from '../schemas/session.js';
 import type { RouteDeps } from './index.js';
 
@@ -37,9 +38,9 @@ export function registerSessionRoutes(app: FastifyInstance, deps: RouteDeps): vo
     listQuery: SessionListQuery,
     paged: true,
     listEquals: (query) => ({
-      id: query.id as string | undefined,
+      id: (query.id as string | undefined) ?? splitIds(query.idAny),
       name: query.name as string | undefined,
-      assistantId: query.assistantId as string | undefined,
+      assistantId: (query.assistantId as string | undefined) ?? splitIds(query.assistantIdAny),
       squadId: query.squadId as string | undefined,
       phoneNumberId: query.phoneNumberId as string | undefined,
     }),

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { AssistantOverrides, CreateAssistant } from './assistant.js';
-import { AnyObject, Id, Name40, Opt, PageQuery, Strict, StringEnum } from './common.js';
+import { AnyObject, Id, IdList, Name40, Opt, PageQuery, Strict, StringEnum } from './common.js';
 import { CreateSquad } from './squad.js';
 
-const ToolCall = Strict({
+export const ToolCall = Strict({
   id: Type.String({ minLength: 1 }),
   type: Type.Literal('function'),
   function: Strict({ name: Type.String({ minLength: 1 }), arguments: Type.String() }),
@@ -57,4 +57,6 @@ export const ChatListQuery = Strict({
   squadId: Opt(Id),
   sessionId: Opt(Id),
   previousChatId: Opt(Id),
+  idAny: Opt(IdList),
+  assistantIdAny: Opt(IdList),
 });

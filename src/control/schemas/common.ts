@@ -67,9 +67,18 @@ export const LimitQuery = {
 
 export const PageQuery = {
   ...LimitQuery,
-  page: Opt(Type.Integer({ minimum: 1, default: 1 })),
+  page: Opt(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
   sortOrder: Opt(StringEnum(['ASC', 'DESC'] as const, { default: 'DESC' })),
+  sortBy: Opt(StringEnum(['createdAt', 'updatedAt'] as const, { default: 'createdAt' })),
 };
+
+/** A comma-separated list of ids in a query string (`idAny`, `assistantIdAny`). */
+export const IdList = Type.String({ maxLength: 10_000, pattern: '^[^,]+(,[^,]+)*$' });
+
+/** `a,b,c` → ['a', 'b', 'c']; absent → undefined. */
+export function splitIds(value: unknown): string[] | undefined {
+  return typeof value === 'string' ? value.split(',').map((id) => id.trim()) : undefined;
+}
 
 export const Server = Strict({
   url: Type.String({ format: 'uri', maxLength: 2048 }),

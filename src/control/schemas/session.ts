@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { AssistantOverrides, CreateAssistant } from './assistant.js';
 import { Customer } from './call.js';
-import { AnyObject, Id, Name40, Opt, PageQuery, Strict, StringEnum } from './common.js';
+import { ToolCall } from './chat.js';
+import { AnyObject, Id, IdList, Name40, Opt, PageQuery, Strict, StringEnum } from './common.js';
 import { CreateSquad } from './squad.js';
 
 export const SESSION_STATUSES = ['active', 'completed'] as const;
@@ -14,7 +15,7 @@ export const SessionMessageBody = Strict({
   time: Opt(Type.Number()),
   secondsFromStart: Opt(Type.Number()),
   name: Opt(Type.String({ maxLength: 64 })),
-  tool_calls: Opt(Type.Array(AnyObject)),
+  tool_calls: Opt(Type.Array(ToolCall)),
   tool_call_id: Opt(Type.String()),
 });
 
@@ -53,4 +54,6 @@ export const SessionListQuery = Strict({
   assistantId: Opt(Id),
   squadId: Opt(Id),
   phoneNumberId: Opt(Id),
+  idAny: Opt(IdList),
+  assistantIdAny: Opt(IdList),
 });

@@ -8,6 +8,11 @@ import type {
   ModelToolCall,
 } from './model-provider.js';
 
+/** Bounds on what a vendor (or a custom-llm URL chosen by a tenant) can make us hold. */
+const MAX_LINE_CHARS = 1024 * 1024;
+const MAX_REPLY_CHARS = 16 * 1024 * 1024;
+const MAX_ERROR_BODY_CHARS = 64 * 1024;
+
 export interface OpenAiChatOptions {
   /** The `model.provider` value served: `openai`, or `custom-llm` for any compatible server. */
   name: string;
@@ -72,7 +77,7 @@ export class OpenAiChatProvider implements ModelProvider {
         // A compatible server that ignored `stream: true` and answered in one piece.
         let text: string;
         try {
-          text = await response.text();
+          text = await readLimited(response, MAX_REPLY_CHARS);
         } catch (error) {
           throw fail(error);
         }
@@ -82,6 +87,7 @@ export class OpenAiChatProvider implements ModelProvider {
       }
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       let buffered = '';
+      let receivedChars = 0;
       for (;;) {
         let chunk: Awaited<ReturnType<typeof reader.read>>;
         try {
@@ -93,16 +99,34 @@ export class OpenAiChatProvider implements ModelProvider {
         if (chunk.done) {
           break;
         }
-        buffered += chunk.value;
-        let newline = buffered.indexOf('\n');
+        receivedChars += chunk.value.length;
+        if (receivedChars > MAX_REPLY_CHARS) {
+          throw new ProviderError(
+            this.name,
+            `reply longer than ${MAX_REPLY_CHARS} characters`,
+            null,
+          );
+        }
+        // Only the new text is searched for line ends, so a long line costs linear time.
+        let text = chunk.value;
+        let newline = text.indexOf('\n');
         while (newline !== -1) {
-          const line = buffered.slice(0, newline).replace(/\r$/, '');
-          buffered = buffered.slice(newline + 1);
+          const line = (buffered + text.slice(0, newline)).replace(/\r$/, '');
+          buffered = '';
+          text = text.slice(newline + 1);
           yield* assembler.line(line);
           if (assembler.finished) {
             return;
           }
-          newline = buffered.indexOf('\n');
+          newline = text.indexOf('\n');
+        }
+        buffered += text;
+        if (buffered.length > MAX_LINE_CHARS) {
+          throw new ProviderError(
+            this.name,
+            `reply line longer than ${MAX_LINE_CHARS} characters`,
+            null,
+          );
         }
       }
       yield* assembler.line(buffered.replace(/\r$/, ''));
@@ -139,7 +163,7 @@ export class OpenAiChatProvider implements ModelProvider {
   }
 
   async #httpError(response: Response): Promise<ProviderError> {
-    const text = await response.text();
+    const text = await readLimited(response, MAX_ERROR_BODY_CHARS);
     let message = text.slice(0, 300);
     try {
       const parsed = JSON.parse(text) as { error?: { message?: unknown } | string };
@@ -354,5 +378,28 @@ class ChunkAssembler {
       `malformed line in the reply stream: ${JSON.stringify(shown)}`,
       this.#status,
     );
+  }
+}
+
+/** Reads at most `limit` characters of a body, then stops reading (the rest is discarded). */
+async function readLimited(response: Response, limit: number): Promise<string> {
+  if (response.body === null) {
+    return '';
+  }
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let text = '';
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) {
+        return text;
+      }
+      text += value;
+      if (text.length > limit) {
+        throw new Error(`body longer than ${limit} characters`);
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
   }
 }
