@@ -59,8 +59,49 @@ for (const target of storeTargets()) {
     it('serves the OpenAPI document and health without a key', async () => {
       const doc = await h.request({ method: 'GET', url: '/openapi.json', key: null });
       expect(doc.statusCode).toBe(200);
-      const paths = Object.keys(doc.json().paths as object);
-      expect(paths).toEqual(expect.arrayContaining(['/tool', '/tool/{id}', '/logs']));
+      const spec = doc.json();
+      const paths = Object.keys(spec.paths as object);
+      expect(paths).toEqual(
+        expect.arrayContaining([
+          '/assistant',
+          '/assistant/{id}',
+          '/call',
+          '/call/{id}',
+          '/phone-number',
+          '/phone-number/{id}',
+          '/credential',
+          '/credential/{id}',
+          '/tool',
+          '/tool/{id}',
+          '/knowledge-base',
+          '/knowledge-base/{id}',
+          '/file',
+          '/file/{id}',
+          '/file/{id}/content',
+          '/workflow',
+          '/workflow/{id}',
+          '/squad',
+          '/squad/{id}',
+          '/campaign',
+          '/campaign/{id}',
+          '/chat',
+          '/chat/responses',
+          '/chat/{id}',
+          '/session',
+          '/session/{id}',
+          '/logs',
+        ]),
+      );
+      // Generated from the validating schemas: limits appear in the document.
+      const toolName =
+        spec.paths['/assistant'].post.requestBody.content['application/json'].schema.properties
+          .name;
+      expect(toolName.maxLength).toBe(40);
+      const limit = spec.paths['/tool'].get.parameters.find(
+        (p: { name: string }) => p.name === 'limit',
+      );
+      expect(limit.schema).toMatchObject({ minimum: 0, maximum: 1000, default: 100 });
+      expect(spec.paths['/logs'].delete.deprecated).toBe(true);
       expect((await h.request({ method: 'GET', url: '/health', key: null })).json()).toEqual({
         status: 'ok',
       });
