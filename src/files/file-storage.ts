@@ -63,7 +63,14 @@ export class FileStorage {
 
   /** Removes everything kept for a file; a missing directory is not an error. */
   async remove(orgId: string, fileId: string): Promise<void> {
-    await rm(this.dir(orgId, fileId), { recursive: true, force: true });
+    // An extraction still writing its temp file can refill the folder mid-removal (ENOTEMPTY):
+    // rm retries that; the extraction drops what it wrote once it sees the file gone.
+    await rm(this.dir(orgId, fileId), {
+      recursive: true,
+      force: true,
+      maxRetries: 10,
+      retryDelay: 20,
+    });
   }
 }
 

@@ -253,7 +253,7 @@ for (const target of storeTargets()) {
       ).toBe(200);
       expect(
         await a.post('/credential', { provider: 'openai', apiKey: 'sealed:v1:a.b.c' }),
-      ).toEqual([400, badRequest('apiKey must not start with sealed:')]);
+      ).toEqual([400, badRequest('apiKey must not start with sealed:v1:')]);
     });
 
     it('limits list size to 0..1000', async () => {
