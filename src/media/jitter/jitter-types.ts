@@ -1,0 +1,56 @@
+import type { AudioFrame } from '../audio-frame.js';
+
+/** The public types of JitterBuffer. */
+
+/** RTP payloads the buffer decodes: G.711 µ-law (PT 0), A-law (PT 8), big-endian L16. */
+export type JitterPayloadFormat = 'pcmu' | 'pcma' | 'l16';
+
+export interface JitterBufferOptions {
+  payloadFormat: JitterPayloadFormat;
+  /** Sample rate, which is also the RTP clock rate for these formats. Default 8000. */
+  sampleRateHz?: number;
+  /** Least playout delay the buffer aims for. Default 40 ms. */
+  minDelayMs?: number;
+  /** Most audio the buffer holds; older frames are dropped beyond it. Default 200 ms. */
+  maxDelayMs?: number;
+  /** Target delay is one frame plus this many times the RFC 3550 jitter. Default 4. */
+  jitterMultiplier?: number;
+  /** Frames over which a lost frame's predecessor is repeated and faded out. Default 3. */
+  fadeFrames?: number;
+}
+
+/** What push() did with a packet. */
+export type JitterPushResult = 'accepted' | 'duplicate' | 'late' | 'invalid';
+
+/** What a pulled frame holds: received audio, concealment, or silence while (re)buffering. */
+export type JitterFrameKind = 'audio' | 'concealed' | 'silence';
+
+export interface JitterBufferFrame extends AudioFrame {
+  kind: JitterFrameKind;
+  /** The 16-bit RTP sequence number played, or −1 for concealment and silence. */
+  sequenceNumber: number;
+}
+
+/** Counters since construction. A live object: read it, do not keep references to change. */
+export interface JitterBufferStats {
+  /** Well-formed packets pushed, duplicates and late ones included. */
+  received: number;
+  duplicates: number;
+  /** Packets that arrived after their turn to play had passed. */
+  late: number;
+  /** Sequence numbers that never arrived in time. */
+  lost: number;
+  /** Frames pulled while playing that were repeat-and-fade or silence in place of audio. */
+  concealed: number;
+  /** Received frames dropped to bring the delay down. */
+  discarded: number;
+  /** Silent frames inserted (in quiet passages) to bring the delay up. */
+  inserted: number;
+  /** Packets with a payload that is not one 20 ms frame. */
+  invalid: number;
+  /** Audio buffered ahead of playout, gaps included. */
+  currentDepthMs: number;
+  targetDepthMs: number;
+  /** RFC 3550 interarrival jitter estimate. */
+  jitterMs: number;
+}
