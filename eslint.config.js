@@ -1,6 +1,32 @@
 // @ts-check
 import tseslint from 'typescript-eslint';
 
+/** Third-party drivers, each imported in one place only. */
+const DRIVERS = [
+  { name: 'postgres', message: 'postgres is imported only in src/store/.' },
+  { name: 'piscina', message: 'piscina is imported only in src/workers/.' },
+  {
+    name: 'uWebSockets.js',
+    message: 'uWebSockets.js is imported only in src/transports/websocket/.',
+  },
+];
+
+/** Layer boundaries (docs/architecture.md): which src folders a folder must not import. */
+function boundary(files, forbidden, message) {
+  return {
+    files,
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: DRIVERS,
+          patterns: [{ group: forbidden.map((folder) => `**/${folder}/**`), message }],
+        },
+      ],
+    },
+  };
+}
+
 export default tseslint.config(
   {
     ignores: [
@@ -24,24 +50,37 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [
-            { name: 'postgres', message: 'postgres is imported only in src/store/.' },
-            { name: 'piscina', message: 'piscina is imported only in src/workers/.' },
-            {
-              name: 'uWebSockets.js',
-              message: 'uWebSockets.js is imported only in src/transports/websocket/.',
-            },
-          ],
-        },
-      ],
+      'no-restricted-imports': ['error', { paths: DRIVERS }],
     },
   },
-  { files: ['src/store/**'], rules: { 'no-restricted-imports': 'off' } },
+  boundary(
+    ['src/media/**'],
+    [
+      'config',
+      'store',
+      'control',
+      'pipeline',
+      'providers',
+      'transports',
+      'calls',
+      'workers',
+      'chat',
+      'files',
+    ],
+    'src/media is pure: it imports only src/core.',
+  ),
+  boundary(
+    ['src/pipeline/**'],
+    ['config', 'store', 'control', 'transports', 'calls', 'workers', 'chat', 'files'],
+    'src/pipeline builds on src/media and provider interfaces only.',
+  ),
+  boundary(
+    ['src/control/**'],
+    ['media', 'pipeline', 'transports', 'workers/call-worker'],
+    'src/control talks to the store and the worker host, never to media.',
+  ),
   {
-    files: ['src/workers/**', 'src/transports/websocket/**', 'test/**'],
+    files: ['src/store/**', 'src/workers/**', 'src/transports/websocket/**', 'test/**'],
     rules: { 'no-restricted-imports': 'off' },
   },
   {
