@@ -1,7 +1,7 @@
 import type postgres from 'postgres';
 import { ParlaError } from '../core/errors.js';
 import { newId } from '../core/ids.js';
-import { redactSecrets, type SecretBox } from './secret-box.js';
+import { containsSealed, redactSecrets, type SecretBox } from './secret-box.js';
 
 export type Doc = Record<string, unknown>;
 
@@ -281,7 +281,9 @@ function stripIdentity(doc: Doc): Doc {
 function toResource(row: Row, secrets?: SecretBox | null): Resource {
   const doc =
     secrets === undefined
-      ? redactSecrets(row.doc)
+      ? containsSealed(row.doc)
+        ? redactSecrets(row.doc)
+        : row.doc
       : secrets === null
         ? row.doc
         : secrets.openDoc(row.doc);

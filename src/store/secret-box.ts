@@ -106,6 +106,27 @@ export class SecretBox {
   }
 }
 
+/**
+ * Whether any string in `value` is a sealed secret. Stored documents have every secret sealed,
+ * so a document without one needs no redaction copy (the common case on list reads).
+ */
+export function containsSealed(value: unknown): boolean {
+  if (typeof value === 'string') {
+    return value.startsWith(PREFIX);
+  }
+  if (Array.isArray(value)) {
+    return value.some(containsSealed);
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const child of Object.values(value)) {
+      if (containsSealed(child)) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 /** A copy of `doc` without its secret fields, for API responses and logs. */
 export function redactSecrets<T>(doc: T): T {
   return mapSecrets(doc, () => undefined);
