@@ -111,7 +111,9 @@ export function registerRequestLog(app: FastifyInstance, logs: LogStore): void {
     // Reads are reproducible: their bodies are logged only when they fail, which keeps the log
     // (and the store's write load) proportional to what changed.
     const responseBody =
-      request.method === 'GET' && reply.statusCode < 400 ? undefined : parseResponse(request.loggedResponse);
+      request.method === 'GET' && reply.statusCode < 400
+        ? undefined
+        : parseResponse(request.loggedResponse);
     if (responseBody !== undefined) {
       entry.responseBody = responseBody;
     }
