@@ -237,7 +237,8 @@ describe('createModelRegistry', () => {
     const registry = createModelRegistry({ openaiBaseUrl: fake.url, openaiApiKey: 'cfg-key' });
     expect(registry.defaults('openai')).toEqual({ baseUrl: fake.url, apiKey: 'cfg-key' });
     expect(registry.defaults('custom-llm')).toEqual({});
-    expect(registry.get('anthropic')).toBeUndefined();
+    expect(registry.get('anthropic')?.name).toBe('anthropic');
+    expect(registry.get('no-such-vendor')).toBeUndefined();
     expect(
       createModelRegistry({ openaiBaseUrl: fake.url, openaiApiKey: '' }).defaults('openai'),
     ).toEqual({ baseUrl: fake.url });
