@@ -1,0 +1,201 @@
+import {
+  Resampler,
+  RESAMPLER_RATES_HZ,
+  type ResamplerRateHz,
+} from '../../media/resample/resampler.js';
+import type { ModelProvider, ModelRequest } from '../../providers/llm/model-provider.js';
+import type { Voice } from '../../providers/tts/voice.js';
+import type { PipelineEvent } from '../events.js';
+import type { TurnMetrics } from '../metrics/turn-metrics.js';
+import type { PlayoutBuffer } from '../playout/playout-buffer.js';
+import type { ChunkPlan } from '../text/chunk-plan.js';
+import { TextChunker } from '../text/text-chunker.js';
+import { TextFormatter } from '../text/text-formatter.js';
+import type { PipelineVendorConfig } from './options.js';
+
+/** What a reply needs from its call. */
+export interface ReplyHost {
+  readonly callRateHz: ResamplerRateHz;
+  readonly playout: PlayoutBuffer;
+  readonly metrics: TurnMetrics;
+  readonly chunkPlan: ChunkPlan;
+  readonly model: ModelProvider;
+  readonly voice: Voice;
+  readonly voiceConfig: PipelineVendorConfig;
+  now(): number;
+  emit(event: PipelineEvent): void;
+  /** Resolves after the next media tick (playout made room). */
+  nextTick(): Promise<void>;
+}
+
+export type ReplySource =
+  | { readonly kind: 'text'; readonly text: string }
+  | { readonly kind: 'model'; readonly request: ModelRequest };
+
+export interface ReplyFailure {
+  readonly kind: 'model' | 'voice';
+  readonly error: unknown;
+}
+
+/** The voice's output rate: the call's if it has it, else the nearest higher, else its highest. */
+export function pickVoiceRate(supported: readonly number[], callRateHz: number): ResamplerRateHz {
+  const usable = supported
+    .filter((rate): rate is ResamplerRateHz =>
+      (RESAMPLER_RATES_HZ as readonly number[]).includes(rate),
+    )
+    .sort((a, b) => a - b);
+  if (usable.length === 0) {
+    throw new RangeError(`voice offers no usable sample rate (${supported.join(', ')})`);
+  }
+  return (
+    usable.find((rate) => rate >= callRateHz) ?? (usable[usable.length - 1] as ResamplerRateHz)
+  );
+}
+
+/**
+ * One assistant message: text (the first message) or a model stream, cut into chunks by the
+ * chunk plan, each chunk formatted, synthesised in order and queued, resampled to the call's
+ * rate, in the playout buffer. `text` is what was queued so far (chunks joined by spaces); each
+ * chunk's playout segment counts its characters in that text, so the playout buffer's
+ * playedChars indexes it. abort() stops the model and the voice at once; nothing more is queued.
+ */
+export class AssistantReply {
+  readonly turnId: number;
+  readonly #host: ReplyHost;
+  readonly #source: ReplySource;
+  readonly #controller = new AbortController();
+  readonly #chunker: TextChunker;
+  readonly #formatter: TextFormatter;
+  #voiceChain: Promise<void> = Promise.resolve();
+  #failure: ReplyFailure | null = null;
+  #text = '';
+  #modelText = '';
+
+  constructor(host: ReplyHost, turnId: number, source: ReplySource) {
+    this.#host = host;
+    this.turnId = turnId;
+    this.#source = source;
+    this.#formatter = new TextFormatter(host.chunkPlan.formatPlan);
+    this.#chunker = new TextChunker(host.chunkPlan, (chunk) => {
+      this.#voiceChain = this.#voiceChain
+        .then(() => this.#speak(chunk))
+        .catch((error: unknown) => this.#fail('voice', error));
+    });
+  }
+
+  /** The message as queued for playout so far. */
+  get text(): string {
+    return this.#text;
+  }
+
+  /** Everything the model said (or the given text), whether or not it was queued. */
+  get fullText(): string {
+    return this.#source.kind === 'text' ? this.#source.text : this.#modelText;
+  }
+
+  get aborted(): boolean {
+    return this.#controller.signal.aborted;
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  abort(): void {
+    this.#controller.abort(new Error('reply aborted'));
+    this.#chunker.reset();
+  }
+
+  /** Generates the whole message; resolves once its audio is queued, with the failure if any. */
+  async run(): Promise<ReplyFailure | null> {
+    if (this.#source.kind === 'text') {
+      this.#chunker.push(this.#source.text);
+    } else {
+      await this.#streamModel(this.#source.request);
+    }
+    if (!this.aborted) {
+      this.#chunker.flush();
+    }
+    await this.#voiceChain;
+    return this.#failure;
+  }
+
+  async #streamModel(request: ModelRequest): Promise<void> {
+    const host = this.#host;
+    const signal = this.#controller.signal;
+    host.metrics.markModelRequest(host.now());
+    try {
+      for await (const event of host.model.stream(request, signal)) {
+        if (signal.aborted) {
+          return;
+        }
+        if (event.type === 'text' && event.delta !== '') {
+          host.metrics.markModelFirstToken(host.now());
+          this.#modelText += event.delta;
+          host.emit({
+            type: 'model-output',
+            atMs: host.now(),
+            output: event.delta,
+            turnId: this.turnId,
+          });
+          this.#chunker.push(event.delta);
+        } else if (event.type === 'done') {
+          return;
+        }
+      }
+    } catch (error) {
+      this.#fail('model', error);
+    }
+  }
+
+  #fail(kind: ReplyFailure['kind'], error: unknown): void {
+    if (this.#failure === null && !this.aborted) {
+      this.#failure = { kind, error };
+    }
+    this.abort();
+  }
+
+  async #speak(chunk: string): Promise<void> {
+    const host = this.#host;
+    const signal = this.#controller.signal;
+    if (signal.aborted) {
+      return;
+    }
+    const input = this.#formatter.format(chunk);
+    if (input === '') {
+      return;
+    }
+    const voiceRate = pickVoiceRate(host.voice.capabilities.sampleRatesHz, host.callRateHz);
+    const resampler = new Resampler({ inputRateHz: voiceRate, outputRateHz: host.callRateHz });
+    host.emit({ type: 'voice-input', atMs: host.now(), input });
+    host.metrics.markVoiceRequest(host.now());
+    const separator = this.#text === '' ? 0 : 1;
+    this.#text = this.#text === '' ? chunk : `${this.#text} ${chunk}`;
+    host.playout.beginSegment(separator + chunk.length);
+    const request = {
+      text: input,
+      sampleRateHz: voiceRate,
+      config: host.voiceConfig.config,
+      apiKey: host.voiceConfig.apiKey,
+      ...(host.voiceConfig.baseUrl === undefined ? {} : { baseUrl: host.voiceConfig.baseUrl }),
+    };
+    for await (const audio of host.voice.synthesize(request, signal)) {
+      if (signal.aborted) {
+        return;
+      }
+      host.metrics.markVoiceFirstByte(host.now());
+      const out = new Int16Array(resampler.maxOutputLength(audio.length));
+      const length = resampler.process(audio, out);
+      while (host.playout.freeSamples < length) {
+        await host.nextTick();
+        if (signal.aborted) {
+          return;
+        }
+      }
+      host.playout.write(out, 0, length);
+    }
+    if (!signal.aborted) {
+      host.playout.endSegment();
+    }
+  }
+}

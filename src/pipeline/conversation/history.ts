@@ -1,0 +1,51 @@
+import type { ModelMessage, ModelRequest } from '../../providers/llm/model-provider.js';
+import { substituteVariables, type PipelineModelConfig } from './options.js';
+
+/**
+ * The conversation as the model sees it: the system prompt (with `{{var}}` substituted from
+ * variableValues) followed by the user and assistant messages so far.
+ */
+export class ConversationHistory {
+  readonly #config: PipelineModelConfig;
+  readonly #system: ModelMessage[];
+  readonly #messages: ModelMessage[] = [];
+
+  constructor(config: PipelineModelConfig, variableValues?: Readonly<Record<string, unknown>>) {
+    this.#config = config;
+    const prompt = substituteVariables(config.systemPrompt ?? '', variableValues);
+    this.#system = prompt === '' ? [] : [{ role: 'system', content: prompt }];
+  }
+
+  /** A copy of the whole conversation, system prompt first. */
+  messages(): ModelMessage[] {
+    return [...this.#system, ...this.#messages].map((message) => ({ ...message }));
+  }
+
+  add(role: 'user' | 'assistant', content: string): void {
+    this.#messages.push({ role, content });
+  }
+
+  /** Removes the last message if it is the user's `content` (its reply was abandoned). */
+  takeBackUser(content: string): boolean {
+    const last = this.#messages[this.#messages.length - 1];
+    if (last?.role !== 'user' || last.content !== content) {
+      return false;
+    }
+    this.#messages.pop();
+    return true;
+  }
+
+  /** The model request for the next reply. */
+  request(): ModelRequest {
+    const config = this.#config;
+    return {
+      model: config.model,
+      messages: this.messages(),
+      apiKey: config.apiKey,
+      ...(config.tools === undefined ? {} : { tools: config.tools }),
+      ...(config.temperature === undefined ? {} : { temperature: config.temperature }),
+      ...(config.maxTokens === undefined ? {} : { maxTokens: config.maxTokens }),
+      ...(config.baseUrl === undefined ? {} : { baseUrl: config.baseUrl }),
+    };
+  }
+}
