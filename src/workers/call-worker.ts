@@ -1,0 +1,203 @@
+/**
+ * Call worker entry (Piscina `filename`). Each Piscina task is one call: the task
+ * payload carries the call's MessagePort; the returned promise resolves when the
+ * call ends. Many calls share a thread and one MediaClock. The thread heartbeats
+ * to the host over parentPort every `workerData.heartbeatIntervalMs`.
+ */
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import { parentPort, threadId, workerData, type MessagePort } from 'node:worker_threads';
+import { MediaClock } from './media-clock.js';
+import {
+  ENDED_REASON_HANDLER_ERROR,
+  ENDED_REASON_HANDLER_NOT_FOUND,
+  FRAME_MS,
+  type CallHandler,
+  type CallHandlerFactory,
+  type CallStartTask,
+  type CallTaskResult,
+  type HeartbeatMessage,
+  type HostToWorkerMessage,
+  type RegisterCallHandlers,
+  type WorkerToHostMessage,
+} from './protocol.js';
+
+const DEFAULT_SAMPLE_RATE_HZ = 16_000;
+const HEARTBEAT_INTERVAL_MS =
+  Number((workerData as { heartbeatIntervalMs?: unknown } | null)?.heartbeatIntervalMs) || 250;
+
+const clock = new MediaClock();
+const factories = new Map<string, CallHandlerFactory>();
+const loadedModules = new Map<string, Promise<void>>();
+let activeCalls = 0;
+
+/** Register a handler factory in this thread (for handlers bundled with the worker). */
+export function registerCallHandler(name: string, factory: CallHandlerFactory): void {
+  factories.set(name, factory);
+}
+
+function loadHandlerModule(specifier: string): Promise<void> {
+  let loading = loadedModules.get(specifier);
+  if (loading === undefined) {
+    const url = specifier.startsWith('file:') ? specifier : pathToFileURL(specifier).href;
+    loading = import(url).then((mod: { registerCallHandlers?: RegisterCallHandlers }) => {
+      if (typeof mod.registerCallHandlers !== 'function') {
+        throw new Error(`${specifier} does not export registerCallHandlers`);
+      }
+      mod.registerCallHandlers(registerCallHandler);
+    });
+    loadedModules.set(specifier, loading);
+  }
+  return loading;
+}
+
+function sendHeartbeat(): void {
+  const message: HeartbeatMessage = {
+    type: 'parla-worker-heartbeat',
+    threadId,
+    calls: activeCalls,
+    clock: clock.stats(),
+  };
+  parentPort?.postMessage(message);
+}
+
+if (parentPort !== null) {
+  sendHeartbeat();
+  setInterval(sendHeartbeat, HEARTBEAT_INTERVAL_MS).unref();
+}
+
+function describe(error: unknown): { message: string; stack?: string } {
+  if (error instanceof Error) {
+    return error.stack === undefined
+      ? { message: error.message }
+      : { message: error.message, stack: error.stack };
+  }
+  return { message: String(error) };
+}
+
+class WorkerCall {
+  private handler: CallHandler | undefined;
+  private ended = false;
+  private resolveEnded!: (result: CallTaskResult) => void;
+  readonly done = new Promise<CallTaskResult>((resolve) => {
+    this.resolveEnded = resolve;
+  });
+  private readonly frameSamples: number;
+  private readonly participant = { tick: (nowMs: number): void => this.tick(nowMs) };
+
+  constructor(
+    private readonly task: CallStartTask,
+    private readonly port: MessagePort,
+  ) {
+    const sampleRateHz = task.options.sampleRateHz ?? DEFAULT_SAMPLE_RATE_HZ;
+    this.frameSamples = Math.round((sampleRateHz * FRAME_MS) / 1000);
+  }
+
+  start(factory: CallHandlerFactory): void {
+    activeCalls += 1;
+    this.port.on('message', (message: HostToWorkerMessage) => this.onMessage(message));
+    this.post({ type: 'started', callId: this.task.callId, threadId });
+    this.guard(() => {
+      this.handler = factory({
+        callId: this.task.callId,
+        sampleRateHz: this.task.options.sampleRateHz ?? DEFAULT_SAMPLE_RATE_HZ,
+        frameSamples: this.frameSamples,
+        params: this.task.options.params,
+        emit: (name, data) => this.post({ type: 'event', name, data }),
+        end: (reason) => this.end(reason),
+      });
+      this.handler.onStart(performance.now());
+    });
+    if (!this.ended) {
+      clock.add(this.participant);
+    }
+  }
+
+  fail(reason: string, error: unknown): void {
+    this.post({ type: 'error', ...describe(error) });
+    this.end(reason, false);
+  }
+
+  private post(message: WorkerToHostMessage, transfer: ArrayBuffer[] = []): void {
+    this.port.postMessage(message, transfer);
+  }
+
+  private guard(run: () => void): void {
+    if (this.ended) {
+      return;
+    }
+    try {
+      run();
+    } catch (error) {
+      this.fail(ENDED_REASON_HANDLER_ERROR, error);
+    }
+  }
+
+  private onMessage(message: HostToWorkerMessage): void {
+    switch (message.type) {
+      case 'audio':
+        this.guard(() => this.handler?.onAudio(new Int16Array(message.buffer), performance.now()));
+        break;
+      case 'control':
+        this.guard(() => this.handler?.onControl(message.message));
+        break;
+      case 'end':
+        this.end(message.reason);
+        break;
+    }
+  }
+
+  private tick(nowMs: number): void {
+    this.guard(() => {
+      if (this.handler === undefined) {
+        return;
+      }
+      const out = new Int16Array(this.frameSamples);
+      const written = this.handler.onTick(nowMs, out);
+      if (written > 0 && !this.ended) {
+        const frame = written >= out.length ? out : out.slice(0, written);
+        this.post({ type: 'audio', buffer: frame.buffer, nowMs }, [frame.buffer]);
+      }
+    });
+  }
+
+  end(reason: string, notifyHandler = true): void {
+    if (this.ended) {
+      return;
+    }
+    this.ended = true;
+    clock.remove(this.participant);
+    if (notifyHandler && this.handler !== undefined) {
+      try {
+        this.handler.onEnd(reason);
+      } catch (error) {
+        this.post({ type: 'error', ...describe(error) });
+      }
+    }
+    activeCalls -= 1;
+    this.post({ type: 'ended', endedReason: reason });
+    this.port.close();
+    this.resolveEnded({ endedReason: reason });
+  }
+}
+
+/** Piscina task: run one call until it ends. */
+export default async function runCall(task: CallStartTask): Promise<CallTaskResult> {
+  const call = new WorkerCall(task, task.port);
+  let factory: CallHandlerFactory | undefined;
+  try {
+    if (task.options.handlerModule !== undefined) {
+      await loadHandlerModule(task.options.handlerModule);
+    }
+    factory = factories.get(task.handlerName);
+    if (factory === undefined) {
+      throw new Error(`no call handler registered as "${task.handlerName}"`);
+    }
+  } catch (error) {
+    activeCalls += 1;
+    call.fail(ENDED_REASON_HANDLER_NOT_FOUND, error);
+    return call.done;
+  }
+  call.start(factory);
+  return call.done;
+}

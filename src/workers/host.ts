@@ -1,0 +1,232 @@
+/**
+ * WorkerHost: runs calls in a Piscina pool of worker threads. One long-lived task per
+ * call (it resolves when the call ends); many calls share a thread
+ * (`concurrentTasksPerWorker`). A per-thread heartbeat watchdog ends the calls of a
+ * thread that died or stalled with ENDED_REASON_WORKER_DIED and terminates it;
+ * Piscina then starts a replacement (minThreads = maxThreads).
+ *
+ * TypeScript workers: when this module runs from a .ts file (vitest, tsx), the worker
+ * entry is call-worker-tsx.ts and threads start with `--require tsx/cjs` (see that
+ * file for why); from the compiled dist/ it uses call-worker.js and plain node.
+ */
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { MessageChannel, type Worker } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import { CallChannel } from './call-channel.js';
+import {
+  ENDED_REASON_WORKER_DIED,
+  ENDED_REASON_WORKER_SHUTDOWN,
+  isHeartbeatMessage,
+  type CallStartOptions,
+  type CallStartTask,
+  type CallTaskResult,
+  type HeartbeatMessage,
+} from './protocol.js';
+
+export interface WorkerHostOptions {
+  /** Worker threads (default: available parallelism). */
+  threads?: number;
+  /** Calls one thread may run at once (default 1000). */
+  maxCallsPerThread?: number;
+  heartbeatIntervalMs?: number;
+  /** No heartbeat for this long → the thread is declared dead (default 2000). */
+  heartbeatTimeoutMs?: number;
+  /** Worker entry override (absolute path). */
+  filename?: string;
+  execArgv?: string[];
+}
+
+export interface WorkerHostCloseOptions {
+  /** How long calls may keep running before they are ended with `worker-shutdown`. */
+  drainMs?: number;
+  /** How long to wait for workers to confirm the shutdown end (default 1000). */
+  endTimeoutMs?: number;
+}
+
+export interface WorkerThreadStats {
+  threadId: number;
+  lastHeartbeatAgoMs: number;
+  heartbeat: HeartbeatMessage | undefined;
+}
+
+interface ThreadState {
+  lastHeartbeatMs: number;
+  heartbeat: HeartbeatMessage | undefined;
+}
+
+function defaultWorkerEntry(): { filename: string; execArgv: string[] } {
+  const isTs = import.meta.url.endsWith('.ts');
+  const filename = fileURLToPath(
+    new URL(isTs ? './call-worker-tsx.ts' : './call-worker.js', import.meta.url),
+  );
+  return { filename, execArgv: isTs ? ['--require', 'tsx/cjs'] : [] };
+}
+
+const sleep = (ms: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, ms).unref());
+
+export class WorkerHost {
+  private readonly pool: Piscina<CallStartTask, CallTaskResult>;
+  private readonly calls = new Map<string, CallChannel>();
+  private readonly threads = new Map<number, ThreadState>();
+  private readonly deadThreads = new Set<number>();
+  private readonly terminating = new Set<Promise<void>>();
+  private readonly heartbeatTimeoutMs: number;
+  private readonly watchdog: NodeJS.Timeout;
+  private closing = false;
+  private closed: Promise<void> | undefined;
+  /** Threads declared dead (crashed or stalled) so far. */
+  workerDeaths = 0;
+
+  constructor(options: WorkerHostOptions = {}) {
+    const threads = options.threads ?? availableParallelism();
+    const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 250;
+    this.heartbeatTimeoutMs = options.heartbeatTimeoutMs ?? 2000;
+    const entry = defaultWorkerEntry();
+    this.pool = new Piscina<CallStartTask, CallTaskResult>({
+      filename: options.filename ?? entry.filename,
+      execArgv: options.execArgv ?? entry.execArgv,
+      minThreads: threads,
+      maxThreads: threads,
+      concurrentTasksPerWorker: options.maxCallsPerThread ?? 1000,
+      // Calls are long-lived async tasks: the worker's event loop must keep running.
+      atomics: 'disabled',
+      workerData: { heartbeatIntervalMs },
+    });
+    this.pool.on('message', (message: unknown) => {
+      if (isHeartbeatMessage(message)) {
+        this.onHeartbeat(message);
+      }
+    });
+    // Worker errors with no task to fail land here; the calls are handled via their tasks.
+    this.pool.on('error', () => {});
+    const checkEveryMs = Math.max(10, Math.min(heartbeatIntervalMs, this.heartbeatTimeoutMs / 4));
+    this.watchdog = setInterval(() => this.checkHeartbeats(), checkEveryMs);
+    this.watchdog.unref();
+  }
+
+  get activeCalls(): number {
+    return this.calls.size;
+  }
+
+  threadStats(): WorkerThreadStats[] {
+    const now = performance.now();
+    return [...this.threads].map(([threadId, state]) => ({
+      threadId,
+      lastHeartbeatAgoMs: now - state.lastHeartbeatMs,
+      heartbeat: state.heartbeat,
+    }));
+  }
+
+  startCall(callId: string, handlerName: string, options: CallStartOptions = {}): CallChannel {
+    if (this.closing) {
+      throw new Error('WorkerHost is closing; no new calls');
+    }
+    if (this.calls.has(callId)) {
+      throw new Error(`call ${callId} is already running`);
+    }
+    const { port1, port2 } = new MessageChannel();
+    const channel = new CallChannel(callId, port1);
+    this.calls.set(callId, channel);
+    channel.once('ended', () => this.calls.delete(callId));
+    const task: CallStartTask = { type: 'start', callId, handlerName, options, port: port2 };
+    const run = (): Promise<void> =>
+      this.pool.run(task, { transferList: [port2] }).then(
+        (result) => channel.finish(result.endedReason),
+        // Piscina rejects a task only when its thread exited or crashed, or on destroy.
+        () => {
+          channel.finish(ENDED_REASON_WORKER_DIED);
+          if (channel.threadId !== undefined) {
+            this.declareDead(channel.threadId);
+          }
+        },
+      );
+    // While a stalled thread is being terminated Piscina may still route tasks to it.
+    void (this.terminating.size > 0 ? Promise.all(this.terminating).then(run) : run());
+    return channel;
+  }
+
+  /**
+   * Stop accepting calls, let running calls end on their own for `drainMs`, then end
+   * the rest with `worker-shutdown`, and stop the threads.
+   */
+  close(options: WorkerHostCloseOptions = {}): Promise<void> {
+    this.closed ??= this.shutdown(options);
+    return this.closed;
+  }
+
+  private async shutdown(options: WorkerHostCloseOptions): Promise<void> {
+    this.closing = true;
+    const drainMs = options.drainMs ?? 0;
+    if (drainMs > 0) {
+      await Promise.race([this.allEnded(), sleep(drainMs)]);
+    }
+    for (const channel of this.calls.values()) {
+      channel.end(ENDED_REASON_WORKER_SHUTDOWN);
+    }
+    await Promise.race([this.allEnded(), sleep(options.endTimeoutMs ?? 1000)]);
+    for (const channel of [...this.calls.values()]) {
+      channel.finish(ENDED_REASON_WORKER_SHUTDOWN);
+    }
+    clearInterval(this.watchdog);
+    await this.pool.destroy();
+  }
+
+  private allEnded(): Promise<unknown> {
+    return Promise.all([...this.calls.values()].map((channel) => channel.ended));
+  }
+
+  private onHeartbeat(message: HeartbeatMessage): void {
+    if (this.deadThreads.has(message.threadId)) {
+      return;
+    }
+    const known = this.threads.get(message.threadId);
+    if (known !== undefined) {
+      known.lastHeartbeatMs = performance.now();
+      known.heartbeat = message;
+      return;
+    }
+    this.threads.set(message.threadId, { lastHeartbeatMs: performance.now(), heartbeat: message });
+    const worker = this.findThread(message.threadId);
+    worker?.once('exit', () => this.declareDead(message.threadId));
+  }
+
+  private findThread(threadId: number): Worker | undefined {
+    return this.pool.threads.find((worker) => worker.threadId === threadId);
+  }
+
+  private checkHeartbeats(): void {
+    const now = performance.now();
+    for (const [threadId, state] of this.threads) {
+      if (now - state.lastHeartbeatMs > this.heartbeatTimeoutMs) {
+        const worker = this.findThread(threadId);
+        this.declareDead(threadId);
+        if (worker !== undefined) {
+          // Stalled, not exited: terminate it so Piscina fails its tasks and replaces it.
+          const terminated = worker
+            .terminate()
+            .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
+            .finally(() => this.terminating.delete(terminated));
+          this.terminating.add(terminated);
+        }
+      }
+    }
+  }
+
+  private declareDead(threadId: number): void {
+    if (this.deadThreads.has(threadId)) {
+      return;
+    }
+    this.deadThreads.add(threadId);
+    this.threads.delete(threadId);
+    if (!this.closing) {
+      this.workerDeaths += 1;
+    }
+    for (const channel of [...this.calls.values()]) {
+      if (channel.threadId === threadId) {
+        channel.finish(ENDED_REASON_WORKER_DIED);
+      }
+    }
+  }
+}
