@@ -1,11 +1,8 @@
 import { ParlaError } from '../../core/errors.js';
 import { ProviderError } from '../provider-error.js';
+import { streamVendorLines } from '../vendor-stream.js';
 import type { ModelEvent, ModelMessage, ModelProvider, ModelRequest } from './model-provider.js';
 
-/** Same bounds as the OpenAI adapter: what a vendor can make us hold. */
-const MAX_LINE_CHARS = 1024 * 1024;
-const MAX_REPLY_CHARS = 16 * 1024 * 1024;
-const MAX_ERROR_BODY_CHARS = 64 * 1024;
 const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 30_000;
 /** The Messages API requires `max_tokens`; used when the assistant sets none. */
 const DEFAULT_MAX_TOKENS = 4096;
@@ -59,127 +56,33 @@ export class AnthropicMessagesProvider implements ModelProvider {
     if (baseUrl === '') {
       throw new ParlaError('ERR_BAD_REQUEST', `${this.name}: no base URL to send the request to`);
     }
-    signal.throwIfAborted();
-    const controller = new AbortController();
-    const onAbort = (): void => controller.abort(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, this.#firstByteTimeoutMs);
-    const fail = (error: unknown): unknown => this.#failure(error, signal, timedOut);
-    try {
-      let response: Response;
-      try {
-        response = await fetch(`${baseUrl.replace(/\/+$/, '')}/messages`, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'text/event-stream',
-            'anthropic-version': ANTHROPIC_VERSION,
-            ...(request.apiKey === null ? {} : { 'x-api-key': request.apiKey }),
-          },
-          body: JSON.stringify(wireBody(request)),
-          signal: controller.signal,
-        });
-      } catch (error) {
-        throw fail(error);
-      }
-      if (!response.ok || response.body === null) {
-        throw await this.#httpError(response).catch(fail);
-      }
-      const assembler = new EventAssembler(this.name, response.status);
-      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-      let buffered = '';
-      let receivedChars = 0;
-      for (;;) {
-        let chunk: Awaited<ReturnType<typeof reader.read>>;
-        try {
-          chunk = await reader.read();
-        } catch (error) {
-          throw fail(error);
-        }
-        clearTimeout(timer);
-        if (chunk.done) {
-          break;
-        }
-        receivedChars += chunk.value.length;
-        if (receivedChars > MAX_REPLY_CHARS) {
-          throw tooLong(this.name, 'reply', MAX_REPLY_CHARS);
-        }
-        let text = chunk.value;
-        let newline = text.indexOf('\n');
-        while (newline !== -1) {
-          const line = (buffered + text.slice(0, newline)).replace(/\r$/, '');
-          buffered = '';
-          text = text.slice(newline + 1);
-          if (line.length > MAX_LINE_CHARS) {
-            throw tooLong(this.name, 'reply line', MAX_LINE_CHARS);
-          }
-          yield* assembler.line(line);
-          if (assembler.finished) {
-            return;
-          }
-          newline = text.indexOf('\n');
-        }
-        buffered += text;
-        if (buffered.length > MAX_LINE_CHARS) {
-          throw tooLong(this.name, 'reply line', MAX_LINE_CHARS);
-        }
-      }
-      yield* assembler.line(buffered.replace(/\r$/, ''));
-      if (!assembler.finished) {
-        throw new ProviderError(this.name, 'the reply stream ended before it was complete', null);
-      }
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      controller.abort();
-    }
-  }
-
-  #failure(error: unknown, signal: AbortSignal, timedOut: boolean): unknown {
-    if (signal.aborted) {
-      return signal.reason ?? error;
-    }
-    if (timedOut) {
-      return new ProviderError(this.name, `no reply within ${this.#firstByteTimeoutMs} ms`, null, {
-        cause: error,
-        timeout: true,
-      });
-    }
-    if (error instanceof ParlaError) {
-      return error;
-    }
-    const reason = (error as { cause?: { message?: unknown } }).cause?.message;
-    const message = error instanceof Error ? error.message : String(error);
-    return new ProviderError(
-      this.name,
-      `request failed: ${message}${typeof reason === 'string' ? ` (${reason})` : ''}`,
-      null,
-      { cause: error },
+    const assembler = new EventAssembler(this.name, 200);
+    const lines = streamVendorLines(
+      {
+        provider: this.name,
+        url: `${baseUrl.replace(/\/+$/, '')}/messages`,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+          'anthropic-version': ANTHROPIC_VERSION,
+          ...(request.apiKey === null ? {} : { 'x-api-key': request.apiKey }),
+        },
+        body: wireBody(request),
+        firstByteTimeoutMs: this.#firstByteTimeoutMs,
+      },
+      signal,
     );
-  }
-
-  /** Anthropic errors read `{type: 'error', error: {type, message}}`; 529 means overloaded. */
-  async #httpError(response: Response): Promise<ProviderError> {
-    const text = await readLimited(response, MAX_ERROR_BODY_CHARS);
-    let message = text.slice(0, 300);
-    try {
-      const parsed = JSON.parse(text) as { error?: { message?: unknown } | string };
-      const vendor = typeof parsed.error === 'string' ? parsed.error : parsed.error?.message;
-      if (typeof vendor === 'string') {
-        message = vendor;
+    for await (const chunk of lines) {
+      if ('line' in chunk) {
+        yield* assembler.line(chunk.line);
+        if (assembler.finished) {
+          return;
+        }
       }
-    } catch {
-      // Not JSON: keep the start of the body as the message.
     }
-    return new ProviderError(
-      this.name,
-      `HTTP ${response.status}${message === '' ? '' : `: ${message}`}`,
-      response.status,
-    );
+    if (!assembler.finished) {
+      throw new ProviderError(this.name, 'the reply stream ended before it was complete', null);
+    }
   }
 }
 
@@ -431,32 +334,5 @@ class EventAssembler {
       `malformed line in the reply stream: ${JSON.stringify(shown)}`,
       this.#status,
     );
-  }
-}
-
-function tooLong(provider: string, what: string, limit: number): ProviderError {
-  return new ProviderError(provider, `${what} longer than ${limit} characters`, null);
-}
-
-/** Reads at most `limit` characters of a body, then stops reading (the rest is discarded). */
-async function readLimited(response: Response, limit: number): Promise<string> {
-  if (response.body === null) {
-    return '';
-  }
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  let text = '';
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) {
-        return text;
-      }
-      text += value;
-      if (text.length > limit) {
-        throw new Error(`body longer than ${limit} characters`);
-      }
-    }
-  } finally {
-    await reader.cancel().catch(() => undefined);
   }
 }

@@ -1,5 +1,6 @@
 import { ParlaError } from '../../core/errors.js';
 import { ProviderError } from '../provider-error.js';
+import { streamVendorLines } from '../vendor-stream.js';
 import type {
   ModelEvent,
   ModelMessage,
@@ -7,11 +8,6 @@ import type {
   ModelRequest,
   ModelToolCall,
 } from './model-provider.js';
-
-/** Bounds on what a vendor (or a custom-llm URL chosen by a tenant) can make us hold. */
-const MAX_LINE_CHARS = 1024 * 1024;
-const MAX_REPLY_CHARS = 16 * 1024 * 1024;
-const MAX_ERROR_BODY_CHARS = 64 * 1024;
 
 export interface OpenAiChatOptions {
   /** The `model.provider` value served: `openai`, or `custom-llm` for any compatible server. */
@@ -42,143 +38,34 @@ export class OpenAiChatProvider implements ModelProvider {
     if (baseUrl === undefined || baseUrl === '') {
       throw new ParlaError('ERR_BAD_REQUEST', `${this.name}: no base URL to send the request to`);
     }
-    signal.throwIfAborted();
-    // One controller for the fetch: the caller's signal and the first-byte timer both abort it.
-    const controller = new AbortController();
-    const onAbort = (): void => controller.abort(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, this.#firstByteTimeoutMs);
-    const fail = (error: unknown): unknown => this.#failure(error, signal, timedOut);
-    try {
-      let response: Response;
-      try {
-        response = await fetch(`${baseUrl.replace(/\/+$/, '')}/chat/completions`, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'text/event-stream',
-            ...(request.apiKey === null ? {} : { authorization: `Bearer ${request.apiKey}` }),
-          },
-          body: JSON.stringify(wireBody(request)),
-          signal: controller.signal,
-        });
-      } catch (error) {
-        throw fail(error);
-      }
-      if (!response.ok || response.body === null) {
-        throw await this.#httpError(response).catch(fail);
-      }
-      const assembler = new ChunkAssembler(this.name, response.status);
-      if (response.headers.get('content-type')?.includes('application/json') === true) {
+    const assembler = new ChunkAssembler(this.name, 200);
+    const lines = streamVendorLines(
+      {
+        provider: this.name,
+        url: `${baseUrl.replace(/\/+$/, '')}/chat/completions`,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+          ...(request.apiKey === null ? {} : { authorization: `Bearer ${request.apiKey}` }),
+        },
+        body: wireBody(request),
+        firstByteTimeoutMs: this.#firstByteTimeoutMs,
+        acceptJsonReply: true,
+      },
+      signal,
+    );
+    for await (const chunk of lines) {
+      if ('json' in chunk) {
         // A compatible server that ignored `stream: true` and answered in one piece.
-        let text: string;
-        try {
-          text = await readLimited(response, MAX_REPLY_CHARS);
-        } catch (error) {
-          throw fail(error);
-        }
-        clearTimeout(timer);
-        yield* assembler.completion(text);
+        yield* assembler.completion(chunk.json);
         return;
       }
-      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-      let buffered = '';
-      let receivedChars = 0;
-      for (;;) {
-        let chunk: Awaited<ReturnType<typeof reader.read>>;
-        try {
-          chunk = await reader.read();
-        } catch (error) {
-          throw fail(error);
-        }
-        clearTimeout(timer);
-        if (chunk.done) {
-          break;
-        }
-        receivedChars += chunk.value.length;
-        if (receivedChars > MAX_REPLY_CHARS) {
-          throw new ProviderError(
-            this.name,
-            `reply longer than ${MAX_REPLY_CHARS} characters`,
-            null,
-          );
-        }
-        // Only the new text is searched for line ends, so a long line costs linear time.
-        let text = chunk.value;
-        let newline = text.indexOf('\n');
-        while (newline !== -1) {
-          const line = (buffered + text.slice(0, newline)).replace(/\r$/, '');
-          buffered = '';
-          text = text.slice(newline + 1);
-          yield* assembler.line(line);
-          if (assembler.finished) {
-            return;
-          }
-          newline = text.indexOf('\n');
-        }
-        buffered += text;
-        if (buffered.length > MAX_LINE_CHARS) {
-          throw new ProviderError(
-            this.name,
-            `reply line longer than ${MAX_LINE_CHARS} characters`,
-            null,
-          );
-        }
+      yield* assembler.line(chunk.line);
+      if (assembler.finished) {
+        return;
       }
-      yield* assembler.line(buffered.replace(/\r$/, ''));
-      yield* assembler.end();
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      // Releases the connection when the consumer stopped reading early.
-      controller.abort();
     }
-  }
-
-  #failure(error: unknown, signal: AbortSignal, timedOut: boolean): unknown {
-    if (signal.aborted) {
-      return signal.reason ?? error;
-    }
-    if (timedOut) {
-      return new ProviderError(this.name, `no reply within ${this.#firstByteTimeoutMs} ms`, null, {
-        cause: error,
-        timeout: true,
-      });
-    }
-    if (error instanceof ParlaError) {
-      return error;
-    }
-    const reason = (error as { cause?: { message?: unknown } }).cause?.message;
-    const message = error instanceof Error ? error.message : String(error);
-    return new ProviderError(
-      this.name,
-      `request failed: ${message}${typeof reason === 'string' ? ` (${reason})` : ''}`,
-      null,
-      { cause: error },
-    );
-  }
-
-  async #httpError(response: Response): Promise<ProviderError> {
-    const text = await readLimited(response, MAX_ERROR_BODY_CHARS);
-    let message = text.slice(0, 300);
-    try {
-      const parsed = JSON.parse(text) as { error?: { message?: unknown } | string };
-      const vendor = typeof parsed.error === 'string' ? parsed.error : parsed.error?.message;
-      if (typeof vendor === 'string') {
-        message = vendor;
-      }
-    } catch {
-      // Not JSON: keep the start of the body as the message.
-    }
-    return new ProviderError(
-      this.name,
-      `HTTP ${response.status}${message === '' ? '' : `: ${message}`}`,
-      response.status,
-    );
+    yield* assembler.end();
   }
 }
 
@@ -378,28 +265,5 @@ class ChunkAssembler {
       `malformed line in the reply stream: ${JSON.stringify(shown)}`,
       this.#status,
     );
-  }
-}
-
-/** Reads at most `limit` characters of a body, then stops reading (the rest is discarded). */
-async function readLimited(response: Response, limit: number): Promise<string> {
-  if (response.body === null) {
-    return '';
-  }
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  let text = '';
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) {
-        return text;
-      }
-      text += value;
-      if (text.length > limit) {
-        throw new Error(`body longer than ${limit} characters`);
-      }
-    }
-  } finally {
-    await reader.cancel().catch(() => undefined);
   }
 }
