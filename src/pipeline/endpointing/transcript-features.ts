@@ -4,6 +4,8 @@
  * Each runs once per transcript event, never per audio frame.
  */
 
+import { NUMBER_ONES, NUMBER_SCALES, NUMBER_TENS } from '../text/number-words.js';
+
 /** Sentence-ending punctuation, including the CJK and Devanagari forms transcribers emit. */
 const TERMINAL_PUNCTUATION = new Set(['.', '!', '?', '。', '！', '？', '।', '॥', '۔']);
 
@@ -42,40 +44,9 @@ export const CONTINUATION_WORDS: ReadonlySet<string> = new Set([
   'if',
 ]);
 
-const NUMBER_WORDS: ReadonlySet<string> = new Set([
-  'zero',
-  'one',
-  'two',
-  'three',
-  'four',
-  'five',
-  'six',
-  'seven',
-  'eight',
-  'nine',
-  'ten',
-  'eleven',
-  'twelve',
-  'thirteen',
-  'fourteen',
-  'fifteen',
-  'sixteen',
-  'seventeen',
-  'eighteen',
-  'nineteen',
-  'twenty',
-  'thirty',
-  'forty',
-  'fifty',
-  'sixty',
-  'seventy',
-  'eighty',
-  'ninety',
-  'hundred',
-  'thousand',
-  'million',
-  'billion',
-]);
+const NUMBER_WORDS: ReadonlySet<string> = new Set(
+  [...NUMBER_ONES, ...NUMBER_TENS, 'hundred', ...NUMBER_SCALES].filter((word) => word !== ''),
+);
 
 /** Index of the last non-whitespace character, or -1. */
 function lastVisibleIndex(text: string): number {

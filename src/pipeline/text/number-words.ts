@@ -3,7 +3,7 @@
  * reading, and decimals ("three point one four").
  */
 
-const ONES = [
+export const NUMBER_ONES = [
   'zero',
   'one',
   'two',
@@ -25,15 +25,26 @@ const ONES = [
   'eighteen',
   'nineteen',
 ];
-const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
-const SCALES = ['', 'thousand', 'million', 'billion', 'trillion'];
+export const NUMBER_TENS = [
+  '',
+  '',
+  'twenty',
+  'thirty',
+  'forty',
+  'fifty',
+  'sixty',
+  'seventy',
+  'eighty',
+  'ninety',
+];
+export const NUMBER_SCALES = ['', 'thousand', 'million', 'billion', 'trillion'];
 
 function belowHundred(n: number): string {
   if (n < 20) {
-    return ONES[n] as string;
+    return NUMBER_ONES[n] as string;
   }
-  const tens = TENS[Math.floor(n / 10)] as string;
-  return n % 10 === 0 ? tens : `${tens} ${ONES[n % 10] as string}`;
+  const tens = NUMBER_TENS[Math.floor(n / 10)] as string;
+  return n % 10 === 0 ? tens : `${tens} ${NUMBER_ONES[n % 10] as string}`;
 }
 
 function belowThousand(n: number): string {
@@ -42,7 +53,7 @@ function belowThousand(n: number): string {
   if (hundreds === 0) {
     return belowHundred(rest);
   }
-  const head = `${ONES[hundreds] as string} hundred`;
+  const head = `${NUMBER_ONES[hundreds] as string} hundred`;
   return rest === 0 ? head : `${head} ${belowHundred(rest)}`;
 }
 
@@ -68,7 +79,7 @@ export function integerToWords(n: number): string {
   for (let scale = 0; rest > 0; scale += 1) {
     const group = rest % 1000;
     if (group > 0) {
-      const scaleWord = SCALES[scale] as string;
+      const scaleWord = NUMBER_SCALES[scale] as string;
       parts.unshift(
         scaleWord === '' ? belowThousand(group) : `${belowThousand(group)} ${scaleWord}`,
       );
@@ -84,7 +95,7 @@ export function digitsToWords(digits: string): string {
   for (const c of digits) {
     const d = c.charCodeAt(0) - 48;
     if (d >= 0 && d <= 9) {
-      words.push(ONES[d] as string);
+      words.push(NUMBER_ONES[d] as string);
     }
   }
   return words.join(' ');
