@@ -31,6 +31,8 @@ export const ConfigSchema = Type.Object(
     maxFileBytes: Type.Integer({ minimum: 1, maximum: 1073741824 }),
     openaiBaseUrl: Type.String({ minLength: 1 }),
     openaiApiKey: Type.String(),
+    anthropicBaseUrl: Type.String({ minLength: 1 }),
+    anthropicApiKey: Type.String(),
     logFlushIntervalMs: Type.Integer({ minimum: 10, maximum: 60000 }),
     apiKeyCacheTtlMs: Type.Integer({ minimum: 0, maximum: 3600000 }),
   },
@@ -57,6 +59,8 @@ export const ENV_NAMES: Readonly<Record<keyof Static<typeof ConfigSchema>, strin
   maxFileBytes: 'PARLA_MAX_FILE_BYTES',
   openaiBaseUrl: 'PARLA_OPENAI_BASE_URL',
   openaiApiKey: 'OPENAI_API_KEY',
+  anthropicBaseUrl: 'PARLA_ANTHROPIC_BASE_URL',
+  anthropicApiKey: 'ANTHROPIC_API_KEY',
   logFlushIntervalMs: 'PARLA_LOG_FLUSH_INTERVAL_MS',
   apiKeyCacheTtlMs: 'PARLA_API_KEY_CACHE_TTL_MS',
 };

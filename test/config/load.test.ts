@@ -27,6 +27,7 @@ describe('loadConfig', () => {
     });
     expect(publicBaseUrl(config)).toBe('https://parla.example.com');
     expect(publicBaseUrl(loadConfig({ PARLA_HOST: '0.0.0.0' }))).toBe('http://127.0.0.1:3000');
+    expect(loadConfig({ ANTHROPIC_API_KEY: 'sk-ant' }).anthropicApiKey).toBe('sk-ant');
   });
 
   it('fails naming the key and its variable', () => {
