@@ -1,4 +1,10 @@
 import { ParlaError } from '../core/errors.js';
+import {
+  DEFAULT_ACKNOWLEDGEMENT_PHRASES,
+  DEFAULT_INTERRUPTION_PHRASES,
+} from '../core/assistant-vocabulary.js';
+
+export { DEFAULT_ACKNOWLEDGEMENT_PHRASES, DEFAULT_INTERRUPTION_PHRASES };
 
 /*
  * The assistant's turn-taking plans as the pipeline sees them: plain types, independent of the
@@ -122,54 +128,6 @@ export interface ResolvedStopSpeakingPlan {
 export const DEFAULT_NUM_WORDS = 0;
 export const DEFAULT_VOICE_SECONDS = 0.2;
 export const DEFAULT_BACKOFF_SECONDS = 1;
-
-export const DEFAULT_ACKNOWLEDGEMENT_PHRASES: readonly string[] = Object.freeze([
-  'i understand',
-  'i see',
-  'i got it',
-  'i hear you',
-  'im listening',
-  'im with you',
-  'right',
-  'okay',
-  'ok',
-  'sure',
-  'alright',
-  'got it',
-  'understood',
-  'yeah',
-  'yes',
-  'uh-huh',
-  'mm-hmm',
-  'gotcha',
-  'mhmm',
-  'ah',
-  'yeah okay',
-  'yeah sure',
-]);
-
-export const DEFAULT_INTERRUPTION_PHRASES: readonly string[] = Object.freeze([
-  'stop',
-  'shut',
-  'up',
-  'enough',
-  'quiet',
-  'silence',
-  'but',
-  'dont',
-  'not',
-  'no',
-  'hold',
-  'wait',
-  'cut',
-  'pause',
-  'nope',
-  'nah',
-  'nevermind',
-  'never',
-  'bad',
-  'actually',
-]);
 
 /** Seconds to whole milliseconds: 1.005 s is 1005 ms, not 1004.9999999999999. */
 export function secondsToMs(seconds: number): number {

@@ -1,5 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AnyObject, Discriminated, Metadata, Opt, Server, StringEnum, Strict } from './common.js';
+import {
+  DEFAULT_ACKNOWLEDGEMENT_PHRASES,
+  DEFAULT_INTERRUPTION_PHRASES,
+} from '../../core/assistant-vocabulary.js';
+
+export { DEFAULT_ACKNOWLEDGEMENT_PHRASES, DEFAULT_INTERRUPTION_PHRASES };
 
 // Behaviour plans shared by assistants and workflows. Ranges and defaults follow the platform's
 // documented values (see the API behaviour notes, section 2); fields without a documented default
@@ -65,63 +71,15 @@ export const StartSpeakingPlan = Strict({
   transcriptionEndpointingPlan: Opt(TranscriptionEndpointingPlan),
 });
 
-export const DEFAULT_ACKNOWLEDGEMENT_PHRASES = [
-  'i understand',
-  'i see',
-  'i got it',
-  'i hear you',
-  'im listening',
-  'im with you',
-  'right',
-  'okay',
-  'ok',
-  'sure',
-  'alright',
-  'got it',
-  'understood',
-  'yeah',
-  'yes',
-  'uh-huh',
-  'mm-hmm',
-  'gotcha',
-  'mhmm',
-  'ah',
-  'yeah okay',
-  'yeah sure',
-];
-
-export const DEFAULT_INTERRUPTION_PHRASES = [
-  'stop',
-  'shut',
-  'up',
-  'enough',
-  'quiet',
-  'silence',
-  'but',
-  'dont',
-  'not',
-  'no',
-  'hold',
-  'wait',
-  'cut',
-  'pause',
-  'nope',
-  'nah',
-  'nevermind',
-  'never',
-  'bad',
-  'actually',
-];
-
 export const StopSpeakingPlan = Strict({
   numWords: Opt(Type.Number({ minimum: 0, maximum: 10, default: 0 })),
   voiceSeconds: Opt(Seconds(0, 0.5, 0.2)),
   backoffSeconds: Opt(Seconds(0, 10, 1)),
   acknowledgementPhrases: Opt(
-    Type.Array(Type.String({ maxLength: 240 }), { default: DEFAULT_ACKNOWLEDGEMENT_PHRASES }),
+    Type.Array(Type.String({ maxLength: 240 }), { default: [...DEFAULT_ACKNOWLEDGEMENT_PHRASES] }),
   ),
   interruptionPhrases: Opt(
-    Type.Array(Type.String({ maxLength: 240 }), { default: DEFAULT_INTERRUPTION_PHRASES }),
+    Type.Array(Type.String({ maxLength: 240 }), { default: [...DEFAULT_INTERRUPTION_PHRASES] }),
   ),
 });
 

@@ -1,3 +1,4 @@
+import { FORMATTER_NAMES, PUNCTUATION_BOUNDARIES } from '../../core/assistant-vocabulary.js';
 import { Type, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 import {
   AnalysisPlan,
@@ -87,27 +88,6 @@ export const Model = Vendor({
   numFastTurns: Opt(Type.Number({ minimum: 0 })),
 });
 
-const PUNCTUATION = ['。', '，', '.', '!', '?', ';', ')', '،', '۔', '।', '॥', '|', '||', ',', ':'];
-const FORMATTERS = [
-  'markdown',
-  'asterisk',
-  'quote',
-  'dash',
-  'newline',
-  'colon',
-  'acronym',
-  'dollarAmount',
-  'email',
-  'date',
-  'time',
-  'distance',
-  'unit',
-  'percentage',
-  'phoneNumber',
-  'number',
-  'stripAsterisk',
-];
-
 export const FormatPlan = Strict({
   enabled: Opt(Type.Boolean({ default: true })),
   numberToDigitsCutoff: Opt(Type.Number({ minimum: 0, default: 2025 })),
@@ -129,13 +109,13 @@ export const FormatPlan = Strict({
       ]),
     ),
   ),
-  formattersEnabled: Opt(Type.Array(StringEnum(FORMATTERS))),
+  formattersEnabled: Opt(Type.Array(StringEnum(FORMATTER_NAMES))),
 });
 
 export const ChunkPlan = Strict({
   enabled: Opt(Type.Boolean({ default: true })),
   minCharacters: Opt(Type.Integer({ minimum: 1, maximum: 80, default: 30 })),
-  punctuationBoundaries: Opt(Type.Array(StringEnum(PUNCTUATION))),
+  punctuationBoundaries: Opt(Type.Array(StringEnum(PUNCTUATION_BOUNDARIES))),
   formatPlan: Opt(FormatPlan),
 });
 

@@ -1,28 +1,13 @@
 import { ParlaError } from '../../core/errors.js';
+import { FORMATTER_NAMES, PUNCTUATION_BOUNDARIES } from '../../core/assistant-vocabulary.js';
+
+export { FORMATTER_NAMES, PUNCTUATION_BOUNDARIES };
 
 /*
  * `voice.chunkPlan` and its `formatPlan` as the text pipeline sees them: plain types mirroring the
  * control plane's request schema, and a resolver that fills the platform's documented defaults
  * (shared reference "API behaviour", section 2.4; the server SDK's `ChunkPlan`/`FormatPlan` docs).
  */
-
-export const PUNCTUATION_BOUNDARIES = [
-  '。',
-  '，',
-  '.',
-  '!',
-  '?',
-  ';',
-  ')',
-  '،',
-  '۔',
-  '।',
-  '॥',
-  '|',
-  '||',
-  ',',
-  ':',
-] as const;
 
 export type PunctuationBoundary = (typeof PUNCTUATION_BOUNDARIES)[number];
 
@@ -32,26 +17,6 @@ export type PunctuationBoundary = (typeof PUNCTUATION_BOUNDARIES)[number];
  */
 export const DEFAULT_PUNCTUATION_BOUNDARIES: readonly PunctuationBoundary[] =
   PUNCTUATION_BOUNDARIES.filter((p) => p !== '|' && p !== '||');
-
-export const FORMATTER_NAMES = [
-  'markdown',
-  'asterisk',
-  'quote',
-  'dash',
-  'newline',
-  'colon',
-  'acronym',
-  'dollarAmount',
-  'email',
-  'date',
-  'time',
-  'distance',
-  'unit',
-  'percentage',
-  'phoneNumber',
-  'number',
-  'stripAsterisk',
-] as const;
 
 export type FormatterName = (typeof FORMATTER_NAMES)[number];
 
