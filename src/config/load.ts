@@ -66,3 +66,12 @@ export function publicBaseUrl(config: Config): string {
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   return `http://${host}:${config.port}`;
 }
+
+/** The base of websocket URLs that returned URLs use (transport, monitor listen). */
+export function wsPublicBaseUrl(config: Config): string {
+  if (config.wsPublicUrl !== '') {
+    return config.wsPublicUrl.replace(/\/+$/, '');
+  }
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return `ws://${host}:${config.wsPort}`;
+}
