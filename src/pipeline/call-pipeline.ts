@@ -1,24 +1,17 @@
 import type { ModelMessage } from '../providers/llm/model-provider.js';
 import type { TranscriberEvent } from '../providers/stt/transcriber.js';
 import type { ProviderKind } from '../providers/ended-reason.js';
-import { startActiveReply, type ActiveReply } from './conversation/active-reply.js';
-import type { ReplyHost, ReplySource } from './conversation/assistant-reply.js';
+import { AssistantSpeaker } from './conversation/assistant-speaker.js';
+import { CallTimeouts } from './conversation/call-timeouts.js';
 import { CallerInput } from './conversation/caller-input.js';
 import { endedReasonForFailure } from './conversation/failure.js';
 import { ConversationHistory } from './conversation/history.js';
-import {
-  DEFAULT_HANG_NOTIFICATION_MS,
-  DEFAULT_MAX_DURATION_SECONDS,
-  DEFAULT_SILENCE_TIMEOUT_SECONDS,
-  saysEndCallPhrase,
-  substituteVariables,
-  type CallPipelineOptions,
-} from './conversation/options.js';
+import { checkSayContent, toModelMessage, type SayOptions } from './conversation/live-control.js';
+import { substituteVariables, type CallPipelineOptions } from './conversation/options.js';
 import { Endpointer } from './endpointing/endpointer.js';
 import { compileEndpointingPlan } from './endpointing/endpointing-plan.js';
 import type { PipelineEvent } from './events.js';
 import { BargeInDetector, type InterruptionDecision } from './interruption/barge-in.js';
-import { spokenPrefix } from './interruption/spoken-prefix.js';
 import { TurnMetrics } from './metrics/turn-metrics.js';
 import {
   resolveStartSpeakingPlan,
@@ -26,41 +19,47 @@ import {
   secondsToMs,
   type ResolvedStartSpeakingPlan,
 } from './plans.js';
-import { PlayoutBuffer } from './playout/playout-buffer.js';
-import { resolveChunkPlan } from './text/chunk-plan.js';
+import { OfficeAmbience } from './playout/office-ambience.js';
 import type { VadEvent } from './vad/vad-state-machine.js';
 
-export type { CallPipelineOptions, FirstMessageMode } from './conversation/options.js';
+export type {
+  BackgroundSpeechDenoisingPlan,
+  CallHookInput,
+  CallPipelineOptions,
+  FirstMessageMode,
+  MessagePlanInput,
+  ToolCallResult,
+  ToolRunner,
+} from './conversation/options.js';
+export type { AddedMessage, SayOptions } from './conversation/live-control.js';
+
+/** A model reply answering the customer (or an added message). */
+const MODEL_REPLY = { text: null, isFirstMessage: false, interruptible: null, endCallReason: null };
 
 /**
  * One call's voice pipeline, driven by its owner's media clock: caller frames in
- * (pushCallerFrame), assistant frames out (tick), events to `onEvent`. See docs/architecture.md,
- * "Voice pipeline". Providers are injected; their asynchronous work runs between ticks, and
- * everything that depends on time is decided in pushCallerFrame or tick with the given nowMs.
+ * (pushCallerFrame), assistant frames out (tick), events to `onEvent`, live call control (say,
+ * addMessage, mutes) from the transport. See docs/pipeline.md. Providers are injected; their
+ * asynchronous work runs between ticks, and everything that depends on time is decided in
+ * pushCallerFrame or tick with the given nowMs.
  */
 export class CallPipeline {
   readonly #options: CallPipelineOptions;
   readonly #startPlan: ResolvedStartSpeakingPlan;
   readonly #endpointer: Endpointer;
   readonly #bargeIn: BargeInDetector;
-  readonly #playout: PlayoutBuffer;
   readonly #metrics = new TurnMetrics();
   readonly #caller: CallerInput;
-  readonly #host: ReplyHost;
+  readonly #speaker: AssistantSpeaker;
   readonly #openController = new AbortController();
   readonly #history: ConversationHistory;
-  readonly #maxDurationMs: number;
-  readonly #silenceTimeoutMs: number;
-  readonly #hangMs: number;
-  #tickWaiters: (() => void)[] = [];
-  #active: ActiveReply | null = null;
+  readonly #timeouts: CallTimeouts;
+  readonly #ambience: OfficeAmbience | null;
   #nowMs = 0;
-  #startMs = 0;
-  #lastActivityMs = 0;
-  #turns = 0;
   #started = false;
   #ended = false;
 
+  /** Throws (ParlaError ERR_VALIDATION or RangeError) when an option is out of range. */
   constructor(options: CallPipelineOptions) {
     this.#options = options;
     this.#history = new ConversationHistory(options.modelConfig, options.variableValues);
@@ -71,37 +70,45 @@ export class CallPipeline {
     this.#bargeIn = new BargeInDetector(resolveStopSpeakingPlan(options.stopSpeakingPlan), {
       firstMessageInterruptionsEnabled: options.firstMessageInterruptionsEnabled ?? false,
     });
-    this.#playout = new PlayoutBuffer(options.sampleRateHz);
-    this.#maxDurationMs = secondsToMs(options.maxDurationSeconds ?? DEFAULT_MAX_DURATION_SECONDS);
-    this.#silenceTimeoutMs = secondsToMs(
-      options.silenceTimeoutSeconds ?? DEFAULT_SILENCE_TIMEOUT_SECONDS,
-    );
-    this.#hangMs = options.hangNotificationMs ?? DEFAULT_HANG_NOTIFICATION_MS;
+    this.#ambience =
+      options.backgroundSound === 'office' ? new OfficeAmbience(options.sampleRateHz) : null;
+    this.#speaker = new AssistantSpeaker({
+      options,
+      history: this.#history,
+      endpointer: this.#endpointer,
+      bargeIn: this.#bargeIn,
+      metrics: this.#metrics,
+      now: () => this.#nowMs,
+      emit: (event) => this.#emit(event),
+      end: (reason) => this.end(reason),
+      fail: (failure) => {
+        const provider = failure.kind === 'model' ? options.model.name : options.voice.name;
+        this.#fail(failure.kind, provider, failure.error);
+      },
+    });
+    this.#timeouts = new CallTimeouts(options, {
+      speaker: this.#speaker,
+      customerHasFloor: () =>
+        this.#caller.inSpeech || this.#endpointer.pendingEndOfTurnAtMs !== null,
+      emit: (event) => this.#emit(event),
+      end: (reason) => this.end(reason),
+    });
+    // Last: the VAD it creates may hold resources (a batched scheduler's slot) until close().
     this.#caller = new CallerInput({
       sampleRateHz: options.sampleRateHz,
       transcriber: options.transcriber,
       transcriberConfig: options.transcriberConfig,
+      vad: options.vad,
+      denoisingPlan: options.backgroundSpeechDenoisingPlan,
+      now: () => this.#nowMs,
       onVadFrame: (isSpeech, startMs, durationMs) => {
-        if (this.#active?.audible === true) {
+        if (this.#speaker.active?.audible === true) {
           this.#onInterruption(this.#bargeIn.onVadFrame(isSpeech, startMs, durationMs), false);
         }
       },
       onVadEvent: (event) => this.#onVadEvent(event),
       onTranscriberEvent: (event) => this.#onTranscriberEvent(event),
     });
-    const chunkPlan = resolveChunkPlan(options.chunkPlan);
-    this.#host = {
-      callRateHz: options.sampleRateHz,
-      playout: this.#playout,
-      metrics: this.#metrics,
-      chunkPlan,
-      model: options.model,
-      voice: options.voice,
-      voiceConfig: options.voiceConfig,
-      now: () => this.#nowMs,
-      emit: (event) => this.#emit(event),
-      nextTick: () => new Promise<void>((resolve) => this.#tickWaiters.push(resolve)),
-    };
   }
 
   get ended(): boolean {
@@ -124,24 +131,22 @@ export class CallPipeline {
     }
     this.#started = true;
     this.#nowMs = nowMs;
-    this.#startMs = nowMs;
-    this.#lastActivityMs = nowMs;
+    this.#timeouts.start(nowMs);
     this.#caller.open(this.#openController.signal).catch((error: unknown) => {
       this.#fail('transcriber', this.#options.transcriber.name, error);
     });
     const mode = this.#options.firstMessageMode ?? 'assistant-speaks-first';
-    const firstMessage = substituteVariables(
-      this.#options.firstMessage ?? '',
-      this.#options.variableValues,
-    ).trim();
-    if (mode === 'assistant-speaks-first' && firstMessage !== '') {
-      this.#startReply({ kind: 'text', text: firstMessage }, true, nowMs, '');
+    if (mode === 'assistant-speaks-first') {
+      this.sayFirstMessage();
     } else if (mode === 'assistant-speaks-first-with-model-generated-message') {
-      this.#startReply({ kind: 'model', request: this.#history.request() }, true, nowMs, '');
+      this.#speaker.speak({ ...MODEL_REPLY, isFirstMessage: true });
     }
   }
 
-  /** One caller frame (PCM16 mono at the call's rate, normally 20 ms) starting at nowMs. */
+  /**
+   * One caller frame (PCM16 mono at the call's rate; 10 or 20 ms, as denoising requires)
+   * starting at nowMs.
+   */
   pushCallerFrame(samples: Int16Array, nowMs: number): void {
     if (this.#ended || !this.#started) {
       return;
@@ -152,32 +157,106 @@ export class CallPipeline {
 
   /**
    * Fills `out` (one frame at the call's rate) with the assistant's next audio, silence where
-   * there is none; returns the samples of real audio. Also decides everything that is due.
+   * there is none, with the background sound mixed in; returns the samples of real audio (all
+   * of them with a background sound). Also decides everything that is due.
    */
   tick(nowMs: number, out: Int16Array): number {
     this.#nowMs = nowMs;
-    const waiters = this.#tickWaiters;
-    this.#tickWaiters = [];
-    for (const resolve of waiters) {
-      resolve();
-    }
+    this.#speaker.onTick();
     if (this.#ended || !this.#started) {
       out.fill(0);
       return 0;
     }
-    if (nowMs - this.#startMs >= this.#maxDurationMs) {
+    if (this.#timeouts.exceededMaxDuration(nowMs)) {
       out.fill(0);
       this.end('exceeded-max-duration');
       return 0;
     }
     this.#pollEndOfTurn(nowMs);
-    const active = this.#active;
-    if (active?.audible === true) {
+    if (this.#speaker.active?.audible === true) {
       this.#onInterruption(this.#bargeIn.poll(nowMs), false);
     }
-    const got = this.#pullAudio(nowMs, out);
-    this.#checkTimeouts(nowMs);
+    let got = this.#speaker.pull(nowMs, out);
+    if (!this.#ended) {
+      this.#timeouts.check(nowMs);
+    }
+    if (this.#ambience !== null && !this.#ended) {
+      this.#ambience.mixInto(out);
+      got = out.length;
+    }
     return got;
+  }
+
+  /**
+   * Live `say`: speaks `content` after what is being said, or at once with
+   * interruptAssistantEnabled (the current message is cut where it was heard). Throws
+   * ERR_VALIDATION for empty or oversized content, ERR_BAD_REQUEST when 32 messages wait.
+   */
+  say(content: string, options: SayOptions = {}): void {
+    const text = substituteVariables(checkSayContent(content), this.#options.variableValues);
+    if (this.#ended || !this.#started) {
+      return;
+    }
+    this.#speaker.refuseWhenFull();
+    const active = this.#speaker.active;
+    if (options.interruptAssistantEnabled === true && active !== null) {
+      this.#speaker.cut(active, this.#nowMs);
+    }
+    this.#speaker.speak({
+      text: text.trim(),
+      isFirstMessage: false,
+      interruptible: options.interruptionsEnabled ?? false,
+      endCallReason:
+        options.endCallAfterSpoken === true ? 'assistant-ended-call-after-message-spoken' : null,
+    });
+  }
+
+  /**
+   * Live `add-message`: adds `message` ({role, content}; roles system, user, assistant, tool,
+   * function) to the history and, unless triggerResponseEnabled is false, has the model reply
+   * once nothing else is being said. Throws ERR_VALIDATION for a malformed message,
+   * ERR_BAD_REQUEST when a reply is asked for and 32 messages wait.
+   */
+  addMessage(message: unknown, triggerResponseEnabled = true): void {
+    const added = toModelMessage(message);
+    if (this.#ended) {
+      return;
+    }
+    if (triggerResponseEnabled) {
+      this.#speaker.refuseWhenFull();
+    }
+    this.#history.addMessage(added);
+    if (added.role === 'assistant' && added.content !== null) {
+      this.#endpointer.setLastAssistantMessage(added.content);
+    }
+    this.#conversationUpdate();
+    if (triggerResponseEnabled && this.#started) {
+      this.#speaker.speak(MODEL_REPLY);
+    }
+  }
+
+  /**
+   * Muted, the assistant's audio goes out as silence; playout goes on regardless (a message
+   * plays to its end unheard and counts as said), and the background sound stays.
+   */
+  setAssistantMuted(muted: boolean): void {
+    this.#speaker.setMuted(muted);
+  }
+
+  /** Muted, caller audio reaches neither VAD nor transcriber (speech in progress ends). */
+  setCustomerMuted(muted: boolean): void {
+    this.#caller.setMuted(muted);
+  }
+
+  /** Says firstMessage (with variables; nothing when empty) as the first message. */
+  sayFirstMessage(): void {
+    const text = substituteVariables(
+      this.#options.firstMessage ?? '',
+      this.#options.variableValues,
+    ).trim();
+    if (text !== '' && this.#started && !this.#ended) {
+      this.#speaker.speak({ text, isFirstMessage: true, interruptible: null, endCallReason: null });
+    }
   }
 
   /** Ends the call (once): stops every provider and reports `call-ended`. */
@@ -186,15 +265,7 @@ export class CallPipeline {
       return;
     }
     this.#ended = true;
-    const active = this.#active;
-    this.#active = null;
-    if (active !== null) {
-      active.reply.abort();
-      if (active.audible) {
-        this.#assistantSpeech('stopped', this.#nowMs);
-      }
-    }
-    this.#playout.clear();
+    this.#speaker.stop();
     this.#openController.abort(new Error('call ended'));
     this.#caller.close().catch(() => undefined);
     this.#emit({ type: 'call-ended', atMs: this.#nowMs, endedReason: reason });
@@ -202,10 +273,6 @@ export class CallPipeline {
 
   #emit(event: PipelineEvent): void {
     this.#options.onEvent(event);
-  }
-
-  #assistantSpeech(status: 'started' | 'stopped', atMs: number): void {
-    this.#emit({ type: 'speech-update', atMs, role: 'assistant', status, turn: this.#turns });
   }
 
   #fail(kind: ProviderKind, provider: string, error: unknown): void {
@@ -220,49 +287,28 @@ export class CallPipeline {
     });
   }
 
-  #startReply(
-    source: ReplySource,
-    isFirstMessage: boolean,
-    notBeforeMs: number,
-    userText: string,
-  ): void {
-    this.#playout.startMessage();
-    const spec = {
-      turnId: this.#turns + 1,
-      source,
-      isFirstMessage,
-      notBeforeMs,
-      startedAtMs: this.#nowMs,
-      userText,
-    };
-    this.#active = startActiveReply(this.#host, spec, (failure) => {
-      const provider =
-        failure.kind === 'model' ? this.#options.model.name : this.#options.voice.name;
-      this.#fail(failure.kind, provider, failure.error);
-    });
-  }
-
   #onVadEvent(event: VadEvent): void {
-    this.#lastActivityMs = this.#nowMs;
+    this.#timeouts.onCustomerSpeech(this.#nowMs, event.type === 'speech-start');
     const status = event.type === 'speech-start' ? 'started' : 'stopped';
     this.#emit({
       type: 'speech-update',
       atMs: this.#nowMs,
       role: 'user',
       status,
-      turn: this.#turns,
+      turn: this.#speaker.turns,
     });
+    const active = this.#speaker.active;
     if (event.type === 'speech-start') {
       this.#endpointer.onSpeechStart(event.atMs);
-      if (this.#active === null) {
+      if (active === null) {
         this.#metrics.markCallerSpeechResumed();
-      } else if (this.#active.audible) {
+      } else if (active.audible) {
         this.#onInterruption(this.#bargeIn.onSpeechStart(event.decidedAtMs), false);
       }
     } else {
       this.#endpointer.onSpeechStop(event.atMs);
       this.#bargeIn.onSpeechStop(event.atMs);
-      if (this.#active === null) {
+      if (active === null) {
         this.#metrics.markCallerAudioEnd(event.atMs);
       }
     }
@@ -292,7 +338,7 @@ export class CallPipeline {
     if (event.isFinal) {
       this.#metrics.markTranscriptFinal(now);
     }
-    if (this.#active?.audible === true) {
+    if (this.#speaker.active?.audible === true) {
       // While the assistant speaks, the customer's words only count towards interrupting it.
       const decision = this.#bargeIn.onTranscript(event.text, event.isFinal, now);
       this.#onInterruption(decision, event.isFinal);
@@ -305,17 +351,12 @@ export class CallPipeline {
   }
 
   #onInterruption(decision: InterruptionDecision | null, isFinal: boolean): void {
-    const active = this.#active;
+    const active = this.#speaker.active;
     if (decision === null || active === null || this.#ended) {
       return;
     }
-    active.reply.abort();
-    const heard = this.#playout.clear();
-    this.#active = null;
-    this.#bargeIn.onAssistantSpeechEnd(decision.atMs);
     this.#emit({ type: 'user-interrupted', atMs: this.#nowMs, turnId: active.reply.turnId });
-    this.#assistantSpeech('stopped', this.#nowMs);
-    this.#addAssistantMessage(spokenPrefix(active.reply.text, heard));
+    this.#speaker.cut(active, decision.atMs);
     this.#endpointer.clearTurn();
     if (this.#caller.inSpeech) {
       this.#endpointer.onSpeechStart(this.#nowMs);
@@ -325,103 +366,31 @@ export class CallPipeline {
     }
   }
 
-  #addAssistantMessage(text: string): void {
-    if (text === '') {
-      return;
-    }
-    this.#history.add('assistant', text);
-    this.#endpointer.setLastAssistantMessage(text);
-    this.#emit({
-      type: 'transcript',
-      atMs: this.#nowMs,
-      role: 'assistant',
-      transcriptType: 'final',
-      transcript: text,
-    });
-    this.#conversationUpdate();
-  }
-
   #pollEndOfTurn(nowMs: number): void {
     const decision = this.#endpointer.poll(nowMs);
     if (decision === null || decision.transcript === '') {
       return;
     }
     let userText = decision.transcript;
-    const previous = this.#active;
+    const previous = this.#speaker.active;
+    if (previous !== null && (previous.audible || !previous.interruptible)) {
+      // The turn ended over a message being said: it is answered once that message is over.
+      this.#history.add('user', userText);
+      this.#conversationUpdate();
+      this.#speaker.speak({ ...MODEL_REPLY, userText });
+      return;
+    }
     if (previous !== null) {
-      if (previous.audible) {
-        return;
-      }
       // The customer went on before the reply was heard: answer everything they said instead.
-      previous.reply.abort();
+      this.#speaker.drop(previous);
       if (previous.userText !== '' && this.#history.takeBackUser(previous.userText)) {
         userText = `${previous.userText} ${userText}`;
       }
-      this.#active = null;
     }
     this.#metrics.markEndOfTurn(decision.endOfTurnAtMs);
     this.#history.add('user', userText);
     this.#conversationUpdate();
     const notBeforeMs = decision.endOfTurnAtMs + secondsToMs(this.#startPlan.waitSeconds);
-    this.#startReply(
-      { kind: 'model', request: this.#history.request() },
-      false,
-      notBeforeMs,
-      userText,
-    );
-  }
-
-  #pullAudio(nowMs: number, out: Int16Array): number {
-    const active = this.#active;
-    if (active === null || nowMs < active.notBeforeMs || !this.#bargeIn.canSpeakAt(nowMs)) {
-      out.fill(0);
-      return 0;
-    }
-    const got = this.#playout.pullFrame(out);
-    if (got > 0) {
-      this.#lastActivityMs = nowMs;
-      if (!active.audible) {
-        active.audible = true;
-        this.#turns += 1;
-        this.#bargeIn.onAssistantSpeechStart(nowMs, active.isFirstMessage);
-        this.#assistantSpeech('started', nowMs);
-        const latency = this.#metrics.markAssistantAudioOut(nowMs);
-        if (latency !== null) {
-          this.#emit({ type: 'metrics', atMs: nowMs, latency });
-        }
-      }
-    }
-    if (active.generated && this.#playout.queuedSamples === 0) {
-      this.#finishReply(active, nowMs);
-    }
-    return got;
-  }
-
-  #finishReply(active: ActiveReply, nowMs: number): void {
-    this.#active = null;
-    if (active.audible) {
-      this.#bargeIn.onAssistantSpeechEnd(nowMs);
-      this.#assistantSpeech('stopped', nowMs);
-    }
-    const text = active.reply.text;
-    this.#addAssistantMessage(text);
-    const phrases = this.#options.endCallPhrases ?? [];
-    if (phrases.length > 0 && saysEndCallPhrase(text, phrases)) {
-      this.end('assistant-said-end-call-phrase');
-    }
-  }
-
-  #checkTimeouts(nowMs: number): void {
-    const active = this.#active;
-    if (active !== null) {
-      if (!active.audible && !active.hangSent && nowMs - active.startedAtMs >= this.#hangMs) {
-        active.hangSent = true;
-        this.#emit({ type: 'hang', atMs: nowMs });
-      }
-      return;
-    }
-    if (!this.#caller.inSpeech && nowMs - this.#lastActivityMs >= this.#silenceTimeoutMs) {
-      this.end('silence-timed-out');
-    }
+    this.#speaker.speak({ ...MODEL_REPLY, notBeforeMs, userText }, true);
   }
 }

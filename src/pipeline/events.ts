@@ -1,4 +1,4 @@
-import type { ModelMessage } from '../providers/llm/model-provider.js';
+import type { ModelMessage, ModelToolCall } from '../providers/llm/model-provider.js';
 import type { TurnLatency } from './metrics/turn-metrics.js';
 
 /*
@@ -55,6 +55,17 @@ export interface UserInterruptedEvent {
   readonly turnId: number;
 }
 
+/**
+ * The model's reply ended asking for tools: they are being run (the owner's runTools), and the
+ * model is asked again with their results.
+ */
+export interface ToolCallsEvent {
+  readonly type: 'tool-calls';
+  readonly atMs: number;
+  readonly turnId: number;
+  readonly toolCalls: readonly ModelToolCall[];
+}
+
 /** No assistant audio for hangNotificationMs after the customer's turn ended. */
 export interface HangEvent {
   readonly type: 'hang';
@@ -80,6 +91,7 @@ export type PipelineEvent =
   | VoiceInputEvent
   | ConversationUpdateEvent
   | UserInterruptedEvent
+  | ToolCallsEvent
   | HangEvent
   | CallEndedEvent
   | MetricsEvent;

@@ -55,6 +55,24 @@ describe('CallPipeline: barge-in', () => {
     ]);
   });
 
+  it('with modelOutputInMessagesEnabled keeps all the model said', async () => {
+    const driver = new PipelineDriver({
+      script: [{ text: 'I need to move my appointment.' }, { text: 'Actually, make it Friday.' }],
+      model: { replies: [LONG_REPLY, 'Friday at noon it is.'] },
+      pipeline: { modelOutputInMessagesEnabled: true },
+    });
+    await assistantSpeaking(driver, 600);
+    driver.say(speech(1000, 2000));
+    await driver.run(2000, () => driver.eventsOf('user-interrupted').length > 0);
+    expect(driver.eventsOf('user-interrupted')).toHaveLength(1);
+    // The model had streamed the whole reply; far less of it was heard.
+    const heardChars = (driver.frames.filter((f) => f.samples > 0).length * 20) / 40;
+    expect(heardChars).toBeLessThan(LONG_REPLY.length / 2);
+    expect(driver.pipeline.messages.filter((m) => m.role === 'assistant')).toEqual([
+      { role: 'assistant', content: LONG_REPLY },
+    ]);
+  });
+
   it('aborts a voice still synthesising', async () => {
     const driver = new PipelineDriver({
       script: [{ text: 'I need to move my appointment.' }, { text: 'Actually, make it Friday.' }],

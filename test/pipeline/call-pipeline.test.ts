@@ -1,5 +1,28 @@
 import { describe, expect, it } from 'vitest';
+import type { CallerVadFactory } from '../../src/pipeline/vad/caller-vad.js';
+import { createEnergyCallerVad } from '../../src/pipeline/vad/energy-caller-vad.js';
 import { PipelineDriver, speech } from './support/pipeline-driver.js';
+
+/** The energy VAD with its decisions held back `lagFrames` frames, as batched Silero does. */
+function laggingVad(lagFrames: number, decidedAt: number[]): CallerVadFactory {
+  return (sampleRateHz, onDecision) => {
+    const held: [number, number, number][] = [];
+    const inner = createEnergyCallerVad(sampleRateHz, (p, start, end) =>
+      held.push([p, start, end]),
+    );
+    return {
+      push(samples, startMs) {
+        inner.push(samples, startMs);
+        while (held.length > lagFrames) {
+          const [p, start, end] = held.shift()!;
+          decidedAt.push(startMs);
+          onDecision(p, start, end);
+        }
+      },
+      close: () => inner.close(),
+    };
+  };
+}
 
 const REPLY =
   'Sure, I can move that appointment for you. Which day and time would work best for you?';
@@ -60,6 +83,53 @@ describe('CallPipeline: a full turn', () => {
     expect(latency.voiceToVoiceMs).toBeGreaterThan(latency.endpointingMs!);
     expect(driver.pipeline.messages.at(-1)).toEqual({ role: 'assistant', content: REPLY });
     expect(driver.pipeline.ended).toBe(false);
+  });
+
+  it('finalises the transcriber when the caller stops speaking', async () => {
+    const driver = new PipelineDriver({
+      script: [{ text: 'Hello there.' }],
+      model: { replies: ['Hi.'] },
+    });
+    await driver.start();
+    await driver.run(200);
+    expect(driver.transcriber.finalizeCalls).toBe(0);
+    driver.say(speech(1200));
+    await driver.runUntilAssistant('stopped');
+    const stops = driver.eventsOf('speech-update').filter((e) => e.role === 'user');
+    expect(stops.map((e) => e.status)).toEqual(['started', 'stopped']);
+    expect(driver.transcriber.finalizeCalls).toBe(1);
+  });
+
+  it('works with a VAD whose decisions come late (batched), timing speech by its spans', async () => {
+    const decidedAt: number[] = [];
+    const driver = new PipelineDriver({
+      script: [{ text: 'I would like to move my appointment.' }],
+      model: { replies: ['Sure.'] },
+      pipeline: { vad: laggingVad(3, decidedAt) },
+    });
+    await driver.start();
+    await driver.run(400);
+    driver.say(speech(1500));
+    await driver.runUntilAssistant('stopped');
+    expect(decidedAt.length).toBeGreaterThan(50);
+    const user = driver.eventsOf('speech-update').filter((e) => e.role === 'user');
+    expect(user.map((e) => e.status)).toEqual(['started', 'stopped']);
+    // Reported when decided (three frames late), while the turn's timing uses the audio's time.
+    const punctual = new PipelineDriver({
+      script: [{ text: 'I would like to move my appointment.' }],
+      model: { replies: ['Sure.'] },
+    });
+    await punctual.start();
+    await punctual.run(400);
+    punctual.say(speech(1500));
+    await punctual.runUntilAssistant('stopped');
+    const onTime = punctual.eventsOf('speech-update').filter((e) => e.role === 'user');
+    expect(user[0]!.atMs - onTime[0]!.atMs).toBe(60);
+    const lagged = driver.eventsOf('metrics')[0]!.latency.endpointingMs!;
+    const direct = punctual.eventsOf('metrics')[0]!.latency.endpointingMs!;
+    // Endpointing counts from the audio's own stop time, so the lag does not change it.
+    expect(lagged).toBe(direct);
+    expect(lagged).toBeGreaterThan(0);
   });
 
   it('runs an 8 kHz call: caller audio resampled to 16 kHz, voice audio to 8 kHz', async () => {

@@ -3,9 +3,14 @@ import {
   RESAMPLER_RATES_HZ,
   type ResamplerRateHz,
 } from '../../media/resample/resampler.js';
-import type { ModelProvider, ModelRequest } from '../../providers/llm/model-provider.js';
+import type {
+  ModelProvider,
+  ModelRequest,
+  ModelToolCall,
+} from '../../providers/llm/model-provider.js';
 import type { Voice } from '../../providers/tts/voice.js';
 import type { PipelineEvent } from '../events.js';
+import { spokenPrefix } from '../interruption/spoken-prefix.js';
 import type { TurnMetrics } from '../metrics/turn-metrics.js';
 import type { PlayoutBuffer } from '../playout/playout-buffer.js';
 import type { ChunkPlan } from '../text/chunk-plan.js';
@@ -26,7 +31,19 @@ export interface ReplyHost {
   emit(event: PipelineEvent): void;
   /** Resolves after the next media tick (playout made room). */
   nextTick(): Promise<void>;
+  /**
+   * The model's stream ended with tool calls after saying `roundText`: runs them, records the
+   * round in the history, and gives the request that continues the reply (null: stop here).
+   */
+  toolRound(
+    calls: readonly ModelToolCall[],
+    roundText: string,
+    reply: AssistantReply,
+  ): Promise<ModelRequest | null>;
 }
+
+/** Tool rounds one reply may run; tool calls beyond are not run and the reply ends. */
+export const MAX_TOOL_ROUNDS = 5;
 
 export type ReplySource =
   | { readonly kind: 'text'; readonly text: string }
@@ -58,6 +75,11 @@ export function pickVoiceRate(supported: readonly number[], callRateHz: number):
  * rate, in the playout buffer. `text` is what was queued so far (chunks joined by spaces); each
  * chunk's playout segment counts its characters in that text, so the playout buffer's
  * playedChars indexes it. abort() stops the model and the voice at once; nothing more is queued.
+ *
+ * When the model's stream ends with tool calls, what it said so far is flushed to the voice (it
+ * plays while the tools run), host.toolRound runs them, and the model's next stream continues
+ * the same message (at most MAX_TOOL_ROUNDS rounds). The text after the last round is the
+ * "round text" that the history records as the assistant's message.
  */
 export class AssistantReply {
   readonly turnId: number;
@@ -70,6 +92,10 @@ export class AssistantReply {
   #failure: ReplyFailure | null = null;
   #text = '';
   #modelText = '';
+  /** Where the current round starts in #text, and the model's text of the round. */
+  #roundStart = 0;
+  #roundModelText = '';
+  #toolRounds = 0;
 
   constructor(host: ReplyHost, turnId: number, source: ReplySource) {
     this.#host = host;
@@ -91,6 +117,25 @@ export class AssistantReply {
   /** Everything the model said (or the given text), whether or not it was queued. */
   get fullText(): string {
     return this.#source.kind === 'text' ? this.#source.text : this.#modelText;
+  }
+
+  /** What was queued since the last tool round (all of `text` without tool rounds). */
+  get roundText(): string {
+    return this.#text.slice(this.#roundStart).trim();
+  }
+
+  /** What the model said since the last tool round (or the given text), queued or not. */
+  get roundModelText(): string {
+    return this.#source.kind === 'text' ? this.#source.text : this.#roundModelText.trim();
+  }
+
+  /** The part of the round text heard when `playedChars` of `text` have played. */
+  heardRoundText(playedChars: number): string {
+    return spokenPrefix(this.#text, playedChars).slice(this.#roundStart).trim();
+  }
+
+  get toolRounds(): number {
+    return this.#toolRounds;
   }
 
   get aborted(): boolean {
@@ -120,32 +165,61 @@ export class AssistantReply {
     return this.#failure;
   }
 
-  async #streamModel(request: ModelRequest): Promise<void> {
+  async #streamModel(first: ModelRequest): Promise<void> {
     const host = this.#host;
     const signal = this.#controller.signal;
-    host.metrics.markModelRequest(host.now());
+    let request: ModelRequest | null = first;
     try {
-      for await (const event of host.model.stream(request, signal)) {
-        if (signal.aborted) {
+      while (request !== null) {
+        const calls = await this.#streamRound(request, signal);
+        if (signal.aborted || calls.length === 0 || this.#toolRounds >= MAX_TOOL_ROUNDS) {
           return;
         }
-        if (event.type === 'text' && event.delta !== '') {
-          host.metrics.markModelFirstToken(host.now());
-          this.#modelText += event.delta;
-          host.emit({
-            type: 'model-output',
-            atMs: host.now(),
-            output: event.delta,
-            turnId: this.turnId,
-          });
-          this.#chunker.push(event.delta);
-        } else if (event.type === 'done') {
+        this.#toolRounds += 1;
+        // What was said before the tools plays while they run; the next round starts after it.
+        this.#chunker.flush();
+        const roundText = this.#roundModelText.trim();
+        this.#voiceChain = this.#voiceChain.then(() => {
+          this.#roundStart = this.#text.length;
+        });
+        this.#roundModelText = '';
+        request = await host.toolRound(calls, roundText, this);
+        if (signal.aborted) {
           return;
         }
       }
     } catch (error) {
       this.#fail('model', error);
     }
+  }
+
+  /** One model stream; returns the tool calls it ended with. */
+  async #streamRound(request: ModelRequest, signal: AbortSignal): Promise<ModelToolCall[]> {
+    const host = this.#host;
+    const calls: ModelToolCall[] = [];
+    host.metrics.markModelRequest(host.now());
+    for await (const event of host.model.stream(request, signal)) {
+      if (signal.aborted) {
+        break;
+      }
+      if (event.type === 'text' && event.delta !== '') {
+        host.metrics.markModelFirstToken(host.now());
+        this.#modelText += event.delta;
+        this.#roundModelText += event.delta;
+        host.emit({
+          type: 'model-output',
+          atMs: host.now(),
+          output: event.delta,
+          turnId: this.turnId,
+        });
+        this.#chunker.push(event.delta);
+      } else if (event.type === 'tool-call') {
+        calls.push(event.call);
+      } else if (event.type === 'done') {
+        break;
+      }
+    }
+    return calls;
   }
 
   #fail(kind: ReplyFailure['kind'], error: unknown): void {

@@ -25,6 +25,16 @@ export class ConversationHistory {
     this.#messages.push({ role, content });
   }
 
+  /** Any message (a copy is kept): added by the owner, or a tool round. */
+  addMessage(message: ModelMessage): void {
+    this.#messages.push({
+      ...message,
+      ...(message.toolCalls === undefined
+        ? {}
+        : { toolCalls: message.toolCalls.map((call) => ({ ...call })) }),
+    });
+  }
+
   /** Removes the last message if it is the user's `content` (its reply was abandoned). */
   takeBackUser(content: string): boolean {
     const last = this.#messages[this.#messages.length - 1];

@@ -1,9 +1,19 @@
-import type { ModelProvider, ModelTool } from '../../providers/llm/model-provider.js';
+import type {
+  ModelProvider,
+  ModelTool,
+  ModelToolCall,
+} from '../../providers/llm/model-provider.js';
 import type { Transcriber } from '../../providers/stt/transcriber.js';
 import type { Voice } from '../../providers/tts/voice.js';
 import type { ChunkPlanInput } from '../text/chunk-plan.js';
 import type { StartSpeakingPlanInput, StopSpeakingPlanInput } from '../plans.js';
 import type { PipelineEventSink } from '../events.js';
+import type { CallerVadFactory } from '../vad/caller-vad.js';
+import type { BackgroundSpeechDenoisingPlan } from './caller-denoiser.js';
+import type { CallHookInput, MessagePlanInput } from './idle-triggers.js';
+
+export type { BackgroundSpeechDenoisingPlan } from './caller-denoiser.js';
+export type { CallHookInput, MessagePlanInput } from './idle-triggers.js';
 
 export type FirstMessageMode =
   | 'assistant-speaks-first'
@@ -53,7 +63,58 @@ export interface CallPipelineOptions {
   readonly silenceTimeoutSeconds?: number | undefined;
   /** A `hang` event when no assistant audio follows the end of a turn this long. Default 5000. */
   readonly hangNotificationMs?: number | undefined;
+  /** The caller's VAD. Default: the energy VAD (createEnergyCallerVad), deciding at once. */
+  readonly vad?: CallerVadFactory | undefined;
+  /** Denoising of the caller's audio before VAD and transcriber. Default: none. */
+  readonly backgroundSpeechDenoisingPlan?: BackgroundSpeechDenoisingPlan | undefined;
+  /** Runs the model's tool calls. Without it every call gets the error "no tool runner". */
+  readonly runTools?: ToolRunner | undefined;
+  /**
+   * Tools whose call ends the call (`assistant-ended-call`) once what is queued has played,
+   * after endCallMessage if one is set. They are not given to runTools.
+   */
+  readonly endCallToolNames?: readonly string[] | undefined;
+  /** Spoken before the call ends through an end-call tool. */
+  readonly endCallMessage?: string | undefined;
+  /** The older idle-message fields (api-behaviour 2.4); silenceTimeoutMessage is used too. */
+  readonly messagePlan?: MessagePlanInput | undefined;
+  /** The assistant's hooks; `customer.speech.timeout` ones are run here, others ignored. */
+  readonly hooks?: readonly CallHookInput[] | undefined;
+  /**
+   * `office` mixes a synthesised office ambience (about −40 dBFS) under every output frame, so
+   * audio always flows and tick() returns a full frame. Default `off`: the owner chooses per
+   * transport (`office` when the assistant says so; telephony transports may prefer it on, to
+   * keep comfort noise on the line).
+   */
+  readonly backgroundSound?: 'off' | 'office' | undefined;
+  /**
+   * When true, an interrupted reply enters the history with the model's whole text rather than
+   * only the part that was heard. Default false.
+   */
+  readonly modelOutputInMessagesEnabled?: boolean | undefined;
+  /** Random numbers in [0, 1) for choosing among idle messages. Default Math.random. */
+  readonly random?: (() => number) | undefined;
 }
+
+/** One tool call's outcome, as the owner's tool runner reports it. */
+export interface ToolCallResult {
+  readonly toolCallId: string;
+  readonly name?: string | undefined;
+  /** What the model is told (strings as is, anything else as JSON). */
+  readonly result?: unknown;
+  /** The call failed: the model is told this instead of a result. */
+  readonly error?: string | undefined;
+}
+
+/**
+ * Runs a reply's tool calls (the owner's webhooks, built-in tools). `signal` aborts when the
+ * customer interrupts or the call ends; the results are then ignored.
+ */
+export type ToolRunner = (
+  toolCalls: readonly ModelToolCall[],
+  turnId: number,
+  signal: AbortSignal,
+) => Promise<readonly ToolCallResult[]>;
 
 export const DEFAULT_MAX_DURATION_SECONDS = 600;
 export const DEFAULT_SILENCE_TIMEOUT_SECONDS = 30;

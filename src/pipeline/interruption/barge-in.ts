@@ -86,10 +86,15 @@ export class BargeInDetector {
     return nowMs >= this.blockedUntil;
   }
 
-  /** Assistant audio started playing. Resets the customer transcript counted against it. */
-  onAssistantSpeechStart(nowMs: number, isFirstMessage = false): void {
+  /**
+   * Assistant audio started playing. Resets the customer transcript counted against it.
+   * `interruptible`, when given, decides for this message (a `say` with interruptionsEnabled)
+   * instead of the first-message rule.
+   */
+  onAssistantSpeechStart(nowMs: number, isFirstMessage = false, interruptible?: boolean): void {
     this.assistantSpeaking = true;
-    this.interruptible = !isFirstMessage || this.firstMessageInterruptionsEnabled;
+    this.interruptible =
+      interruptible ?? (!isFirstMessage || this.firstMessageInterruptionsEnabled);
     this.assistantStartMs = nowMs;
     this.committedText = '';
     this.transcript = '';

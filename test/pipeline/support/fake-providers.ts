@@ -2,6 +2,7 @@ import type {
   ModelEvent,
   ModelProvider,
   ModelRequest,
+  ModelToolCall,
 } from '../../../src/providers/llm/model-provider.js';
 import type {
   Transcriber,
@@ -28,6 +29,10 @@ export class ScriptedTranscriber implements Transcriber {
   readonly name = 'fake-stt';
   readonly capabilities = { interimResults: true, endOfTurn: false };
   readonly pushedSamples: number[] = [];
+  /** Copies of the audio received, when `recordAudio` is set. */
+  readonly pushedAudio: Int16Array[] = [];
+  recordAudio = false;
+  finalizeCalls = 0;
   openedRateHz = 0;
   closed = false;
   failOpen: Error | null = null;
@@ -65,6 +70,9 @@ export class ScriptedTranscriber implements Transcriber {
         const ms = (samples.length * 1000) / options.sampleRateHz;
         receivedMs += ms;
         this.pushedSamples.push(samples.length);
+        if (this.recordAudio) {
+          this.pushedAudio.push(samples.slice());
+        }
         const utterance = this.#script[0];
         if (levelDbfs(samples) > -40) {
           speechMs += ms;
@@ -86,7 +94,9 @@ export class ScriptedTranscriber implements Transcriber {
           }
         }
       },
-      finalize: () => undefined,
+      finalize: () => {
+        this.finalizeCalls += 1;
+      },
       close: () => {
         this.closed = true;
         return Promise.resolve();
@@ -95,9 +105,15 @@ export class ScriptedTranscriber implements Transcriber {
   }
 }
 
+/** A reply that ends asking for tools (after saying `text`, if any). */
+export interface ScriptedToolReply {
+  readonly text?: string;
+  readonly toolCalls: readonly ModelToolCall[];
+}
+
 export interface ScriptedModelOptions {
-  /** One reply per request, in order; streamed word by word. */
-  readonly replies: readonly string[];
+  /** One reply per request, in order; text is streamed word by word. */
+  readonly replies: readonly (string | ScriptedToolReply)[];
   /** Virtual ms before the first delta and between deltas. Default 100 and 20. */
   readonly firstTokenDelayMs?: number;
   readonly tokenDelayMs?: number;
@@ -123,12 +139,13 @@ export class ScriptedModel implements ModelProvider {
     const index = this.requests.length;
     this.requests.push(structuredClone(request));
     this.requestTimes.push(this.#clock.now);
-    const reply = this.#options.replies[index] ?? 'Okay.';
+    const scripted = this.#options.replies[index] ?? 'Okay.';
+    const reply = typeof scripted === 'string' ? { text: scripted, toolCalls: [] } : scripted;
     await this.#clock.sleep(this.#options.firstTokenDelayMs ?? 100);
     if (this.#options.failWith !== undefined) {
       throw this.#options.failWith;
     }
-    const words = reply.split(' ');
+    const words = reply.text === undefined || reply.text === '' ? [] : reply.text.split(' ');
     try {
       for (let i = 0; i < words.length; i += 1) {
         if (signal.aborted) {
@@ -137,7 +154,10 @@ export class ScriptedModel implements ModelProvider {
         yield { type: 'text', delta: i === 0 ? words[i]! : ` ${words[i]!}` };
         await this.#clock.sleep(this.#options.tokenDelayMs ?? 20);
       }
-      yield { type: 'done', finishReason: 'stop' };
+      for (const call of reply.toolCalls) {
+        yield { type: 'tool-call', call: { ...call } };
+      }
+      yield { type: 'done', finishReason: reply.toolCalls.length > 0 ? 'tool_calls' : 'stop' };
     } finally {
       if (signal.aborted) {
         this.aborted.push(index);

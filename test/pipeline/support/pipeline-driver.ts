@@ -32,6 +32,8 @@ export interface DriverOptions {
   readonly script?: readonly ScriptedUtterance[];
   readonly model?: ScriptedModelOptions;
   readonly voice?: ToneVoiceOptions;
+  /** Keep a copy of every output frame in `output`. */
+  readonly recordOutput?: boolean;
   readonly pipeline?: Partial<
     Omit<CallPipelineOptions, 'model' | 'transcriber' | 'voice' | 'onEvent' | 'sampleRateHz'>
   >;
@@ -50,6 +52,9 @@ export class PipelineDriver {
   readonly clock = new VirtualClock();
   readonly events: PipelineEvent[] = [];
   readonly frames: FrameOut[] = [];
+  /** Output frames (recordOutput only). */
+  readonly output: Int16Array[] = [];
+  readonly #recordOutput: boolean;
   readonly transcriber: ScriptedTranscriber;
   readonly model: ScriptedModel;
   readonly voice: ToneVoice;
@@ -62,6 +67,7 @@ export class PipelineDriver {
 
   constructor(options: DriverOptions = {}) {
     this.sampleRateHz = options.sampleRateHz ?? RATE_HZ;
+    this.#recordOutput = options.recordOutput ?? false;
     this.#frameSamples = (this.sampleRateHz * FRAME_MS) / 1000;
     this.#out = new Int16Array(this.#frameSamples);
     this.transcriber = new ScriptedTranscriber(options.script ?? []);
@@ -126,6 +132,9 @@ export class PipelineDriver {
     await settle();
     const samples = this.pipeline.tick(now, this.#out);
     this.frames.push({ atMs: now, samples });
+    if (this.#recordOutput) {
+      this.output.push(this.#out.slice());
+    }
     await settle();
     this.#nowMs = now + FRAME_MS;
   }
