@@ -35,6 +35,15 @@ export interface ModelOutputEvent {
   readonly turnId: number;
 }
 
+/** Tokens one model request used, as the vendor reported them (for costs). */
+export interface ModelUsageEvent {
+  readonly type: 'model-usage';
+  readonly atMs: number;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly turnId: number;
+}
+
 export interface VoiceInputEvent {
   readonly type: 'voice-input';
   readonly atMs: number;
@@ -88,6 +97,7 @@ export type PipelineEvent =
   | SpeechUpdateEvent
   | TranscriptEvent
   | ModelOutputEvent
+  | ModelUsageEvent
   | VoiceInputEvent
   | ConversationUpdateEvent
   | UserInterruptedEvent

@@ -31,7 +31,7 @@ describe('CallPipeline: a full turn', () => {
   it('answers caller speech: transcript, endpoint, model, voice, audio out, metrics', async () => {
     const driver = new PipelineDriver({
       script: [{ text: 'I would like to move my appointment.' }],
-      model: { replies: [REPLY] },
+      model: { replies: [REPLY], usage: { promptTokens: 21, completionTokens: 19 } },
     });
     await driver.start();
     expect(driver.transcriber.openedRateHz).toBe(16000);
@@ -65,6 +65,9 @@ describe('CallPipeline: a full turn', () => {
         .map((e) => e.output)
         .join(''),
     ).toBe(REPLY);
+    expect(driver.eventsOf('model-usage').map((e) => [e.promptTokens, e.completionTokens])).toEqual(
+      [[21, 19]],
+    );
     const inputs = driver.eventsOf('voice-input').map((e) => e.input);
     expect(inputs.length).toBeGreaterThan(1);
     expect(driver.voice.requests.every((r) => r.sampleRateHz === 24000)).toBe(true);

@@ -3,9 +3,8 @@ import type { ObservedEvent } from '../call-observer.js';
 import type { CallUsage } from './call-costs.js';
 
 /**
- * Pipeline events that report model token usage. The pipeline does not emit one yet; these are
- * the names and fields the reporter reads once it does (`promptTokens`, `completionTokens`,
- * optional `cachedPromptTokens`), one event per model request.
+ * Pipeline events that report model token usage (`promptTokens`, `completionTokens`, optional
+ * `cachedPromptTokens`), one per model request: the pipeline's `model-usage`.
  */
 export const MODEL_USAGE_EVENTS: ReadonlySet<string> = new Set(['model-usage', 'usage']);
 

@@ -215,6 +215,14 @@ export class AssistantReply {
         this.#chunker.push(event.delta);
       } else if (event.type === 'tool-call') {
         calls.push(event.call);
+      } else if (event.type === 'usage') {
+        host.emit({
+          type: 'model-usage',
+          atMs: host.now(),
+          promptTokens: event.promptTokens,
+          completionTokens: event.completionTokens,
+          turnId: this.turnId,
+        });
       } else if (event.type === 'done') {
         break;
       }

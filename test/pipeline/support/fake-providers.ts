@@ -119,6 +119,8 @@ export interface ScriptedModelOptions {
   readonly tokenDelayMs?: number;
   /** Thrown (after the first-token delay) instead of replying. */
   readonly failWith?: Error;
+  /** Reported as a `usage` event before `done` in every reply. */
+  readonly usage?: { readonly promptTokens: number; readonly completionTokens: number };
 }
 
 export class ScriptedModel implements ModelProvider {
@@ -156,6 +158,9 @@ export class ScriptedModel implements ModelProvider {
       }
       for (const call of reply.toolCalls) {
         yield { type: 'tool-call', call: { ...call } };
+      }
+      if (this.#options.usage !== undefined) {
+        yield { type: 'usage', ...this.#options.usage };
       }
       yield { type: 'done', finishReason: reply.toolCalls.length > 0 ? 'tool_calls' : 'stop' };
     } finally {
