@@ -12,6 +12,16 @@ export interface FilterSpec {
   stopbandEdge?: number;
 }
 
+/**
+ * Rate pairs whose L (outputRateHz / gcd) is at most this get an exact table of L phases; above
+ * it (unusual rates such as 8001 Hz, where L can reach 48000) the table holds INTERPOLATED_PHASES
+ * phases plus one, and the resampler interpolates linearly between the two phases around each
+ * output's exact position. With 512 phases the interpolation error stays below −100 dB for the
+ * band the filter passes.
+ */
+export const MAX_EXACT_PHASES = 1024;
+export const INTERPOLATED_PHASES = 512;
+
 export interface PolyphaseFilter {
   inputRateHz: number;
   outputRateHz: number;
@@ -19,10 +29,17 @@ export interface PolyphaseFilter {
   upFactor: number;
   /** Decimation factor M: inputRateHz / gcd. */
   downFactor: number;
+  /**
+   * Phases P of the prototype: upFactor when the table is exact, else INTERPOLATED_PHASES (and
+   * the table then holds P + 1 phases: the last one falls one whole input sample after phase 0).
+   */
+  phases: number;
+  /** Whether outputs between table phases are interpolated (P ≠ L). */
+  interpolated: boolean;
   tapsPerPhase: number;
   /**
-   * upFactor phases of tapsPerPhase coefficients each. Phase p, tap k multiplies input sample
-   * x[i - (tapsPerPhase - 1) + k] for an output that falls p/L of a sample after x[i]; each phase
+   * Phases of tapsPerPhase coefficients each. Phase p, tap k multiplies input sample
+   * x[i - (tapsPerPhase - 1) + k] for an output that falls p/P of a sample after x[i]; each phase
    * sums to 1 (unity gain at DC).
    */
   coefficients: Float64Array;
@@ -93,22 +110,26 @@ export function designPolyphaseFilter(
   const gcd = greatestCommonDivisor(inputRateHz, outputRateHz);
   const upFactor = outputRateHz / gcd;
   const downFactor = inputRateHz / gcd;
+  const interpolated = upFactor > MAX_EXACT_PHASES;
+  const phases = interpolated ? INTERPOLATED_PHASES : upFactor;
+  const tablePhases = interpolated ? phases + 1 : phases;
   const nyquistHz = Math.min(inputRateHz, outputRateHz) / 2;
   const passbandEdgeHz = passbandEdge * nyquistHz;
   const stopbandEdgeHz = stopbandEdge * nyquistHz;
-  const prototypeRateHz = upFactor * inputRateHz;
+  const prototypeRateHz = phases * inputRateHz;
 
   // Kaiser's length estimate for the transition width, rounded up to whole phases.
   const transition = (2 * Math.PI * (stopbandEdgeHz - passbandEdgeHz)) / prototypeRateHz;
   const estimatedLength = Math.ceil((attenuationDb - 7.95) / (2.285 * transition)) + 1;
-  const tapsPerPhase = Math.max(2, Math.ceil(estimatedLength / upFactor));
-  const length = tapsPerPhase * upFactor;
+  const tapsPerPhase = Math.max(2, Math.ceil(estimatedLength / phases));
+  const length = tapsPerPhase * phases;
   const beta = kaiserBeta(attenuationDb);
   const center = (length - 1) / 2;
   const cutoff = (passbandEdgeHz + stopbandEdgeHz) / 2 / prototypeRateHz; // cycles per sample
   const i0Beta = besselI0(beta);
 
-  const prototype = new Float64Array(length);
+  // One sample past the end for the extra phase of an interpolated table (the window is 0 there).
+  const prototype = new Float64Array(length + 1);
   for (let j = 0; j < length; j++) {
     const t = j - center;
     const sinc = t === 0 ? 2 * cutoff : Math.sin(2 * Math.PI * cutoff * t) / (Math.PI * t);
@@ -117,16 +138,16 @@ export function designPolyphaseFilter(
     prototype[j] = sinc * window;
   }
 
-  // Output phase p uses prototype taps p, p + L, p + 2L, … against x[i], x[i-1], x[i-2], …;
+  // Output phase p uses prototype taps p, p + P, p + 2P, … against x[i], x[i-1], x[i-2], …;
   // store each phase reversed so the inner loop walks coefficients and input forwards.
-  const coefficients = new Float64Array(length);
-  for (let p = 0; p < upFactor; p++) {
+  const coefficients = new Float64Array(tablePhases * tapsPerPhase);
+  for (let p = 0; p < tablePhases; p++) {
     let sum = 0;
     for (let k = 0; k < tapsPerPhase; k++) {
-      sum += prototype[p + k * upFactor]!;
+      sum += prototype[p + k * phases]!;
     }
     for (let k = 0; k < tapsPerPhase; k++) {
-      coefficients[p * tapsPerPhase + (tapsPerPhase - 1 - k)] = prototype[p + k * upFactor]! / sum;
+      coefficients[p * tapsPerPhase + (tapsPerPhase - 1 - k)] = prototype[p + k * phases]! / sum;
     }
   }
 
@@ -135,23 +156,25 @@ export function designPolyphaseFilter(
     outputRateHz,
     upFactor,
     downFactor,
+    phases,
+    interpolated,
     tapsPerPhase,
     coefficients,
     passbandEdgeHz,
     stopbandEdgeHz,
     stopbandAttenuationDb: attenuationDb,
     kaiserBeta: beta,
-    groupDelayInputSamples: (length - 1) / (2 * upFactor),
+    groupDelayInputSamples: (length - 1) / (2 * phases),
   };
 }
 
 /**
- * Gain in dB of the filter's prototype at `frequencyHz` (on the prototype's L × input rate
+ * Gain in dB of the filter's prototype at `frequencyHz` (on the prototype's P × input rate
  * clock), relative to unity: the frequency response of the whole resampler before its output
  * decimation. For analysis and tests; O(taps) per call.
  */
 export function filterGainDb(filter: PolyphaseFilter, frequencyHz: number): number {
-  const { upFactor, tapsPerPhase, coefficients } = filter;
+  const { phases: upFactor, tapsPerPhase, coefficients } = filter;
   const omega = (2 * Math.PI * frequencyHz) / (upFactor * filter.inputRateHz);
   let re = 0;
   let im = 0;

@@ -1,19 +1,35 @@
 import { checkRange } from '../check-range.js';
 import { designPolyphaseFilter, type FilterSpec, type PolyphaseFilter } from './filter-design.js';
 
-/** The rates the resampler converts between. */
+/** The common rates (vendors, codecs, devices); any integer rate in 8000–48000 Hz works. */
 export const RESAMPLER_RATES_HZ = [8000, 16000, 24000, 44100, 48000] as const;
 export type ResamplerRateHz = (typeof RESAMPLER_RATES_HZ)[number];
+export const MIN_RESAMPLER_RATE_HZ = 8000;
+export const MAX_RESAMPLER_RATE_HZ = 48000;
+
+/** Whether the resampler converts from or to `rateHz` (an integer in 8000–48000 Hz). */
+export function isResamplerRate(rateHz: number): boolean {
+  return (
+    Number.isInteger(rateHz) && rateHz >= MIN_RESAMPLER_RATE_HZ && rateHz <= MAX_RESAMPLER_RATE_HZ
+  );
+}
 
 export interface ResamplerOptions extends FilterSpec {
-  inputRateHz: ResamplerRateHz;
-  outputRateHz: ResamplerRateHz;
+  /** Any integer rate in 8000–48000 Hz. */
+  inputRateHz: number;
+  /** Any integer rate in 8000–48000 Hz. */
+  outputRateHz: number;
 }
 
 /** Input samples converted per inner block; bounds the working buffer. */
 const BLOCK_SAMPLES = 2048;
 
+/**
+ * Filter tables by rate pair. Clients may pick unusual rates, so the cache is bounded: beyond
+ * MAX_CACHED_FILTERS the least recently created table is dropped (its resamplers keep it).
+ */
 const filterCache = new Map<string, PolyphaseFilter>();
+const MAX_CACHED_FILTERS = 64;
 
 function cachedFilter(options: ResamplerOptions): PolyphaseFilter {
   const key = [
@@ -37,13 +53,22 @@ function cachedFilter(options: ResamplerOptions): PolyphaseFilter {
     }
     filter = designPolyphaseFilter(options.inputRateHz, options.outputRateHz, spec);
     filterCache.set(key, filter);
+    if (filterCache.size > MAX_CACHED_FILTERS) {
+      const oldest = filterCache.keys().next().value;
+      if (oldest !== undefined) {
+        filterCache.delete(oldest);
+      }
+    }
   }
   return filter;
 }
 
 /**
  * Streaming rational-ratio resampler for mono PCM16: a polyphase windowed-sinc (Kaiser) filter,
- * L/M = outputRateHz/inputRateHz in lowest terms (44100 → 48000 is 160/147). The low-pass cuts
+ * L/M = outputRateHz/inputRateHz in lowest terms (44100 → 48000 is 160/147; 11025 → 16000 is
+ * 640/441). When L exceeds MAX_EXACT_PHASES (rates with few common factors, such as 8001 Hz) the
+ * table holds 512 phases and each output interpolates between the two around its exact position,
+ * which costs a second dot product per output sample. The low-pass cuts
  * off below the lower of the two Nyquist frequencies (by default the passband ends at 0.85 and
  * the stopband starts at 1.0 of it, 80 dB down). Filter tables are built once per rate pair and
  * shared by all instances. Equal rates pass samples through unchanged.
@@ -53,8 +78,8 @@ function cachedFilter(options: ResamplerOptions): PolyphaseFilter {
  * have come out in total. Output lags input by `groupDelayMs`. process() allocates nothing.
  */
 export class Resampler {
-  readonly inputRateHz: ResamplerRateHz;
-  readonly outputRateHz: ResamplerRateHz;
+  readonly inputRateHz: number;
+  readonly outputRateHz: number;
   readonly upFactor: number;
   readonly downFactor: number;
   readonly tapsPerPhase: number;
@@ -65,6 +90,8 @@ export class Resampler {
   readonly groupDelayMs: number;
   readonly filter: PolyphaseFilter | null;
   private readonly coefficients: Float64Array;
+  /** Table phases per input sample when interpolating (0 when the table is exact). */
+  private readonly tablePhases: number;
   /** tapsPerPhase − 1 samples of history followed by up to BLOCK_SAMPLES new ones. */
   private readonly window: Float64Array;
   private readonly stepWhole: number;
@@ -76,9 +103,9 @@ export class Resampler {
 
   constructor(options: ResamplerOptions) {
     for (const rate of [options.inputRateHz, options.outputRateHz]) {
-      if (!(RESAMPLER_RATES_HZ as readonly number[]).includes(rate)) {
+      if (!isResamplerRate(rate)) {
         throw new RangeError(
-          `resampler rates must be among ${RESAMPLER_RATES_HZ.join(', ')} Hz, got ${rate}`,
+          `resampler rates must be integers in ${MIN_RESAMPLER_RATE_HZ}–${MAX_RESAMPLER_RATE_HZ} Hz, got ${rate}`,
         );
       }
     }
@@ -90,6 +117,7 @@ export class Resampler {
     this.downFactor = filter?.downFactor ?? 1;
     this.tapsPerPhase = filter?.tapsPerPhase ?? 1;
     this.coefficients = filter?.coefficients ?? new Float64Array(1).fill(1);
+    this.tablePhases = filter?.interpolated === true ? filter.phases : 0;
     this.groupDelayInputSamples = filter?.groupDelayInputSamples ?? 0;
     this.groupDelayOutputSamples = (this.groupDelayInputSamples * this.upFactor) / this.downFactor;
     this.groupDelayMs = (this.groupDelayInputSamples * 1000) / this.inputRateHz;
@@ -151,6 +179,8 @@ export class Resampler {
     let phase = this.nextPhase;
     let written = outputOffset;
     let consumed = 0;
+    const tablePhases = this.tablePhases;
+    const phaseScale = tablePhases / upFactor;
     while (consumed < inputLength) {
       const remaining = inputLength - consumed;
       const block = remaining < BLOCK_SAMPLES ? remaining : BLOCK_SAMPLES;
@@ -159,7 +189,18 @@ export class Resampler {
         window[history + k] = input[source + k]!;
       }
       while (index < block) {
-        const acc = dotProduct(coefficients, phase * taps, window, index, taps);
+        let acc: number;
+        if (tablePhases === 0) {
+          acc = dotProduct(coefficients, phase * taps, window, index, taps);
+        } else {
+          // Between table phases p0 and p0 + 1 (the table has P + 1 phases, so p0 + 1 exists).
+          const position = phase * phaseScale;
+          const p0 = Math.floor(position);
+          const t = position - p0;
+          const a = dotProduct(coefficients, p0 * taps, window, index, taps);
+          const b = dotProduct(coefficients, (p0 + 1) * taps, window, index, taps);
+          acc = a + t * (b - a);
+        }
         output[written++] = acc >= 32767 ? 32767 : acc <= -32768 ? -32768 : Math.round(acc);
         index += stepWhole;
         phase += stepFraction;

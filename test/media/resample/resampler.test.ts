@@ -203,8 +203,100 @@ describe('Resampler streaming', () => {
     const down = new Resampler({ inputRateHz: 48000, outputRateHz: 16000 });
     expect([down.upFactor, down.downFactor]).toEqual([1, 3]);
     expect(down.groupDelayInputSamples).toBe((down.tapsPerPhase - 1) / 2);
-    expect(
-      () => new Resampler({ inputRateHz: 22050 as ResamplerRateHz, outputRateHz: 16000 }),
-    ).toThrow(RangeError);
+    for (const bad of [7999, 48001, 16000.5, Number.NaN]) {
+      expect(() => new Resampler({ inputRateHz: bad, outputRateHz: 16000 })).toThrow(RangeError);
+      expect(() => new Resampler({ inputRateHz: 16000, outputRateHz: bad })).toThrow(RangeError);
+    }
+  });
+});
+
+describe('Resampler at any rate in 8000–48000 Hz', () => {
+  // 11025/22050/32000 use exact tables (L = 640, 320, 1 …); 8001 and 47999 share no factor with
+  // 16000, so L = 16000 and the table is interpolated between 512 phases.
+  const odd: [number, number][] = [
+    [11025, 16000],
+    [16000, 11025],
+    [22050, 16000],
+    [16000, 22050],
+    [32000, 16000],
+    [8000, 32000],
+    [22050, 8000],
+    [8001, 16000],
+    [16000, 47999],
+    [47999, 16000],
+  ];
+
+  it.each(odd)('%i → %i Hz keeps tones’ level (±0.1 dB), frequency and delay', (from, to) => {
+    const nyquistHz = Math.min(from, to) / 2;
+    for (const fraction of [0.3, 0.8]) {
+      const resampler = new Resampler({ inputRateHz: from, outputRateHz: to });
+      const toneHz = Math.round(fraction * nyquistHz);
+      const amplitude = 16000;
+      const output = resampleAll(resampler, sineSamples(from, amplitude, toneHz, from));
+      expect(output.length).toBe(to);
+      const fit = fitSine(output, toneHz, to, settle(resampler));
+      expect(Math.abs(20 * Math.log10(fit.amplitude / amplitude))).toBeLessThan(0.1);
+      expect(20 * Math.log10(fit.residualRms / (amplitude / Math.SQRT2))).toBeLessThan(-60);
+      const expectedPhase = (-2 * Math.PI * toneHz * resampler.groupDelayMs) / 1000;
+      expect(Math.abs(wrapPhase(fit.phase - expectedPhase))).toBeLessThan(0.002);
+    }
+  });
+
+  it.each([
+    [22050, 16000, 10000.37],
+    [32000, 16000, 12000.37],
+    [11025, 8000, 5000.37],
+    [47999, 16000, 12000.37],
+    [22050, 8000, 9000.37],
+  ] as const)('%i → %i Hz: a %s Hz tone’s alias is at least 75 dB down', (from, to, toneHz) => {
+    const resampler = new Resampler({ inputRateHz: from, outputRateHz: to });
+    const amplitude = 16000;
+    const output = resampleAll(resampler, sineSamples(from, amplitude, toneHz, from));
+    const alias = fitSine(output, aliasOf(toneHz, to), to, settle(resampler));
+    expect(20 * Math.log10(alias.amplitude / amplitude)).toBeLessThan(-75);
+  });
+
+  it.each([
+    [11025, 16000, 4000.37],
+    [8001, 16000, 3000.37],
+  ] as const)('%i → %i Hz: images of a %s Hz tone are at least 75 dB down', (from, to, toneHz) => {
+    const resampler = new Resampler({ inputRateHz: from, outputRateHz: to });
+    const amplitude = 16000;
+    const output = resampleAll(resampler, sineSamples(from, amplitude, toneHz, from));
+    const start = settle(resampler);
+    expect(fitSine(output, toneHz, to, start).amplitude / amplitude).toBeGreaterThan(0.99);
+    const imageHz = from - toneHz;
+    expect(20 * Math.log10(fitSine(output, imageHz, to, start).amplitude / amplitude)).toBeLessThan(
+      -75,
+    );
+  });
+
+  it.each([
+    [11025, 16000],
+    [8001, 16000],
+    [47999, 16000],
+  ] as const)('%i → %i Hz gives the same samples in 20 ms chunks and exact counts', (from, to) => {
+    const next = random(from);
+    const input = Int16Array.from({ length: 20011 }, () => Math.floor(next() * 40000) - 20000);
+    const whole = resampleAll(new Resampler({ inputRateHz: from, outputRateHz: to }), input);
+    const resampler = new Resampler({ inputRateHz: from, outputRateHz: to });
+    const pieces = new Int16Array(whole.length);
+    const chunk = Math.round(from / 50);
+    let outputOffset = 0;
+    for (let offset = 0; offset < input.length; offset += chunk) {
+      const n = Math.min(chunk, input.length - offset);
+      outputOffset += resampler.process(input, pieces, offset, n, outputOffset);
+    }
+    expect(outputOffset).toBe(Math.ceil((input.length * to) / from));
+    expect(pieces).toEqual(whole);
+  });
+
+  it('interpolates only where the exact table would be too large', () => {
+    expect(new Resampler({ inputRateHz: 11025, outputRateHz: 16000 }).filter?.interpolated).toBe(
+      false,
+    );
+    const interpolated = new Resampler({ inputRateHz: 8001, outputRateHz: 16000 });
+    expect(interpolated.filter?.interpolated).toBe(true);
+    expect(interpolated.filter?.coefficients.length).toBe(513 * interpolated.tapsPerPhase);
   });
 });
