@@ -1,0 +1,325 @@
+/**
+ * The latency benchmark harness (docs/benchmark-harness.md).
+ *   npm run bench -- latency --url http://127.0.0.1:3000 --key $KEY --assistant-id <id> --calls 10
+ *   npm run bench -- latency --fake --calls 5              (a dry run against an in-process fake)
+ *   npm run bench -- latency … --capacity --max-calls 200   (ramp until deadlines are missed)
+ *   npm run bench -- latency --compare before.json after.json
+ *   npm run bench -- latency --report result.json           (rewrite a result's HTML report)
+ */
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { searchCapacity, type CapacityPoint, type CapacityResult } from './capacity.js';
+import { HarnessError, type TransportFactory } from './caller-transport.js';
+import { RealClock } from './clock.js';
+import { compareText } from './compare.js';
+import { fakeTransportFactory } from './fake-transport.js';
+import { renderHtmlReport } from './html-report.js';
+import { describeMachine, ProcessSampler, type ProcessUsage } from './machine.js';
+import { RESULT_FORMAT, readResult, summarize, type BenchResult } from './result-file.js';
+import { runCalls, type RunResult } from './runner.js';
+import { loadScript, type LoadedScript } from './script.js';
+import { distribution } from './stats.js';
+import { ProgressDisplay, summaryText } from './text-output.js';
+import { WebsocketCallerTransport } from './websocket-transport.js';
+
+const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../fixtures/callers');
+
+const USAGE = `usage: npm run bench -- latency [options]
+  --url <base URL>          Parla (or a compatible server) to call; with --key and --assistant-id
+  --key <API key>           or PARLA_API_KEY
+  --assistant-id <id>       the assistant the calls talk to
+  --fake                    call an in-process fake server instead (dry run of the harness)
+  --fake-latency-ms <ms>    the fake's reply latency (default 700)
+  --calls <n>               concurrent calls (default 1)
+  --turns <n>               caller turns per call (default: each script's own)
+  --scripts <a,b>           script files or names in bench/fixtures/callers (default: all)
+  --expected-ms <ms>        latency the scenario adds on purpose (simulated vendors, waits)
+  --sample-rate <Hz>        call audio rate (default 16000)
+  --stagger-ms <ms>         time between call starts (default 100)
+  --server-pid <pid>        sample this process's CPU and memory (the server, on this machine)
+  --label <text>            names the run in the report
+  --out <file.json>         result file (default bench/results/latency-<time>.json; HTML beside it)
+  --capacity                ramp concurrency until deadline misses or added p99 > threshold
+  --max-calls <n>           capacity: upper bound (default 1000)
+  --max-added-p99-ms <ms>   capacity: threshold (default 20)
+  --compare <a.json> <b.json>  print two results side by side with ratios
+  --report <result.json>    write the HTML report of an existing result`;
+
+const options = {
+  url: { type: 'string' },
+  key: { type: 'string' },
+  'assistant-id': { type: 'string' },
+  fake: { type: 'boolean', default: false },
+  'fake-latency-ms': { type: 'string', default: '700' },
+  calls: { type: 'string', default: '1' },
+  turns: { type: 'string' },
+  scripts: { type: 'string' },
+  'expected-ms': { type: 'string' },
+  'sample-rate': { type: 'string', default: '16000' },
+  'stagger-ms': { type: 'string', default: '100' },
+  'server-pid': { type: 'string' },
+  label: { type: 'string' },
+  out: { type: 'string' },
+  capacity: { type: 'boolean', default: false },
+  'max-calls': { type: 'string', default: '1000' },
+  'max-added-p99-ms': { type: 'string', default: '20' },
+  compare: { type: 'boolean', default: false },
+  report: { type: 'string' },
+  help: { type: 'boolean', default: false },
+} as const;
+
+type Values = ReturnType<
+  typeof parseArgs<{ options: typeof options; allowPositionals: true }>
+>['values'];
+
+async function main(argv: string[]): Promise<number> {
+  const args = argv[0] === 'latency' ? argv.slice(1) : argv;
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new HarnessError('ERR_BENCH_USAGE', `${(error as Error).message}\n${USAGE}`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  if (values.compare) {
+    if (positionals.length !== 2) {
+      throw new HarnessError('ERR_BENCH_USAGE', '--compare needs two result files');
+    }
+    const [a, b] = positionals as [string, string];
+    console.log(compareText(await readResult(a), await readResult(b), [a, b]));
+    return 0;
+  }
+  if (positionals.length > 0) {
+    throw new HarnessError(
+      'ERR_BENCH_USAGE',
+      `unexpected arguments: ${positionals.join(' ')}\n${USAGE}`,
+    );
+  }
+  if (values.report !== undefined) {
+    const result = await readResult(values.report);
+    const htmlPath = values.report.replace(/\.json$/, '') + '.html';
+    await writeFile(htmlPath, renderHtmlReport(result));
+    console.log(`wrote ${htmlPath}`);
+    return 0;
+  }
+  return run(values);
+}
+
+async function run(values: Values): Promise<number> {
+  const calls = integer(values.calls, 'calls', 1, 10_000);
+  const turns = values.turns === undefined ? null : integer(values.turns, 'turns', 1, 1000);
+  const sampleRateHz = integer(values['sample-rate'], 'sample-rate', 8000, 48_000);
+  const staggerMs = number(values['stagger-ms'], 'stagger-ms', 0, 60_000);
+  const expectedMs =
+    values['expected-ms'] === undefined
+      ? null
+      : number(values['expected-ms'], 'expected-ms', 0, 60_000);
+  const clock = new RealClock();
+  let transport: TransportFactory;
+  let target: BenchResult['target'];
+  if (values.fake) {
+    const latencyMs = number(values['fake-latency-ms'], 'fake-latency-ms', 100, 10_000);
+    transport = fakeTransportFactory({
+      clock,
+      latencyMs,
+      sampleRateHz,
+      endOfTurnSilenceMs: Math.min(500, latencyMs),
+      replyMs: 5000,
+      bargeInAfterMs: 700,
+      firstMessageAfterMs: 300,
+      sendStages: true,
+    });
+    target = { transport: 'fake', url: null, assistantId: null };
+  } else {
+    const url = values.url;
+    const apiKey = values.key ?? process.env.PARLA_API_KEY;
+    const assistantId = values['assistant-id'];
+    if (url === undefined || apiKey === undefined || assistantId === undefined) {
+      throw new HarnessError(
+        'ERR_BENCH_USAGE',
+        `give --url, --key and --assistant-id, or --fake\n${USAGE}`,
+      );
+    }
+    if (!/^https?:\/\//.test(url)) {
+      throw new HarnessError('ERR_BENCH_USAGE', '--url must start with http:// or https://');
+    }
+    transport = () =>
+      new WebsocketCallerTransport({ baseUrl: url, apiKey, assistantId, sampleRateHz });
+    target = { transport: 'websocket', url, assistantId };
+  }
+  const scripts = await loadScripts(values.scripts, sampleRateHz);
+  const pid =
+    values['server-pid'] === undefined
+      ? null
+      : integer(values['server-pid'], 'server-pid', 1, 2 ** 22);
+  const machine = describeMachine();
+  const startedCpu = process.cpuUsage();
+  const startedMs = performance.now();
+
+  const once = async (
+    concurrency: number,
+  ): Promise<{ run: RunResult; server: ProcessUsage | null }> => {
+    const sampler = pid === null ? null : new ProcessSampler(pid);
+    await sampler?.start().catch((error: unknown) => {
+      throw new HarnessError(
+        'ERR_BENCH_USAGE',
+        `--server-pid ${pid}: cannot read /proc/${pid}/stat`,
+        {
+          cause: error,
+        },
+      );
+    });
+    const display = new ProgressDisplay();
+    const runResult = await runCalls({
+      clock,
+      transport,
+      scripts,
+      calls: concurrency,
+      ...(turns === null ? {} : { turnsPerCall: turns }),
+      staggerMs,
+      measure: expectedMs === null ? {} : { expectedLatencyMs: expectedMs },
+      onProgress: (p) => display.update(p),
+    });
+    display.done();
+    const server = await (sampler?.stop() ?? Promise.resolve(null)).catch(() => {
+      console.error(`warning: process ${pid} could not be read at the end of the run`);
+      return null;
+    });
+    return { run: runResult, server };
+  };
+
+  let final: { run: RunResult; server: ProcessUsage | null };
+  let capacity: CapacityResult | null = null;
+  if (values.capacity) {
+    const byConcurrency = new Map<number, { run: RunResult; server: ProcessUsage | null }>();
+    let baselineMs: number | null = null;
+    capacity = await searchCapacity({
+      cores: machine.cores,
+      maxConcurrency: integer(values['max-calls'], 'max-calls', 1, 10_000),
+      maxAddedP99Ms: number(values['max-added-p99-ms'], 'max-added-p99-ms', 0, 60_000),
+      measure: async (concurrency): Promise<CapacityPoint> => {
+        console.error(`capacity: ${concurrency} concurrent calls`);
+        const measured = await once(concurrency);
+        byConcurrency.set(concurrency, measured);
+        const allTurns = measured.run.calls.flatMap((c) => c.turns);
+        // Without an expected latency, "added" is the growth over the first (least loaded) point.
+        baselineMs ??= distribution(allTurns.map((t) => t.voiceToVoiceMs))?.p50 ?? null;
+        const addedValues = allTurns.map((t) =>
+          expectedMs !== null
+            ? t.addedMs
+            : t.voiceToVoiceMs === null || baselineMs === null
+              ? null
+              : t.voiceToVoiceMs - baselineMs,
+        );
+        const added = distribution(addedValues);
+        return {
+          concurrency,
+          addedP50Ms: added?.p50 ?? null,
+          addedP99Ms: added?.p99 ?? null,
+          deadlineMisses: measured.run.calls.reduce((s, c) => s + c.lateChunks + c.holes, 0),
+          failedCalls: measured.run.calls.filter((c) => c.error !== null).length,
+          cpuPercent: measured.server?.cpuPercent ?? null,
+          rssBytes: measured.server?.peakRssBytes ?? null,
+          pacingLateP99Ms: measured.run.pacing.lateP99Ms,
+        };
+      },
+    });
+    final =
+      byConcurrency.get(capacity.maxConcurrency) ??
+      byConcurrency.get(capacity.points[0]!.concurrency)!;
+  } else {
+    final = await once(calls);
+  }
+  const cpu = process.cpuUsage(startedCpu);
+  const wallMs = performance.now() - startedMs;
+  const result: BenchResult = {
+    format: RESULT_FORMAT,
+    label: values.label ?? `${target.transport} ${final.run.calls.length} calls`,
+    machine,
+    target,
+    settings: {
+      calls: final.run.calls.length,
+      turnsPerCall: turns,
+      scripts: scripts.map((s) => s.name),
+      expectedLatencyMs: expectedMs,
+    },
+    summary: summarize(final.run.calls),
+    pacing: final.run.pacing,
+    harnessCpuPercent: ((cpu.user + cpu.system) / 1000 / wallMs) * 100,
+    server: final.server,
+    durationMs: final.run.durationMs,
+    calls: final.run.calls,
+    capacity,
+  };
+  const outPath = resolve(
+    values.out ?? `bench/results/latency-${machine.date.replace(/[:.]/g, '-')}.json`,
+  );
+  await mkdir(dirname(outPath), { recursive: true });
+  await writeFile(outPath, `${JSON.stringify(result, null, 1)}\n`);
+  const htmlPath = outPath.replace(/\.json$/, '') + '.html';
+  await writeFile(htmlPath, renderHtmlReport(result));
+  console.log(summaryText(result));
+  console.log(`\nwrote ${outPath}\n      ${htmlPath}`);
+  return result.summary.failedCalls === result.summary.calls ? 1 : 0;
+}
+
+async function loadScripts(
+  list: string | undefined,
+  sampleRateHz: number,
+): Promise<LoadedScript[]> {
+  const paths =
+    list === undefined
+      ? (await readdir(FIXTURES))
+          .filter((f) => f.endsWith('.script.json'))
+          .sort()
+          .map((f) => join(FIXTURES, f))
+      : list
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== '')
+          .map((s) =>
+            s.includes('/') || s.endsWith('.json')
+              ? resolve(s)
+              : join(FIXTURES, `${s}.script.json`),
+          );
+  if (paths.length === 0 || paths.length > 100) {
+    throw new HarnessError('ERR_BENCH_USAGE', '--scripts must name 1–100 scripts');
+  }
+  return Promise.all(paths.map((path) => loadScript(path, sampleRateHz)));
+}
+
+function number(text: string, name: string, min: number, max: number): number {
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value) || value < min || value > max) {
+    throw new HarnessError(
+      'ERR_BENCH_USAGE',
+      `--${name} must be a number from ${min} to ${max}, got "${text}"`,
+    );
+  }
+  return value;
+}
+
+function integer(text: string, name: string, min: number, max: number): number {
+  const value = number(text, name, min, max);
+  if (!Number.isInteger(value)) {
+    throw new HarnessError('ERR_BENCH_USAGE', `--${name} must be a whole number, got "${text}"`);
+  }
+  return value;
+}
+
+try {
+  process.exitCode = await main(process.argv.slice(2));
+} catch (error) {
+  if (error instanceof HarnessError) {
+    console.error(`${error.code}: ${error.message}`);
+    process.exitCode = error.code === 'ERR_BENCH_USAGE' ? 2 : 1;
+  } else {
+    throw error;
+  }
+}
