@@ -1,11 +1,38 @@
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import { loadConfig, publicBaseUrl } from './config/load.js';
+import { CallEngine } from './calls/call-engine.js';
+import { CallParamsBuilder } from './calls/call-params-builder.js';
+import { createCallReporter } from './calls/reporting/call-reporter.js';
+import { loadPriceTable } from './calls/reporting/price-table.js';
+import { WebsocketCallStarter } from './calls/websocket-call-starter.js';
+import { loadConfig, publicBaseUrl, wsPublicBaseUrl } from './config/load.js';
+import type { Config } from './config/schema.js';
 import { ParlaError } from './core/errors.js';
 import { buildApp } from './control/app.js';
 import { createModelRegistry } from './providers/llm/registry.js';
 import { Store } from './store/store.js';
+import { WebsocketServer } from './transports/websocket/websocket-server.js';
+import { WorkerHost } from './workers/host.js';
 
-/** Composition root: config → store → control plane. */
+/** How long running calls may go on after SIGTERM before they end with `worker-shutdown`. */
+const SHUTDOWN_DRAIN_MS = 10_000;
+
+function providerSettings(config: Config) {
+  return {
+    openaiBaseUrl: config.openaiBaseUrl,
+    openaiApiKey: config.openaiApiKey,
+    anthropicBaseUrl: config.anthropicBaseUrl,
+    anthropicApiKey: config.anthropicApiKey,
+    deepgramBaseUrl: config.deepgramBaseUrl,
+    deepgramApiKey: config.deepgramApiKey,
+    elevenLabsBaseUrl: config.elevenLabsBaseUrl,
+    elevenLabsApiKey: config.elevenLabsApiKey,
+    cartesiaBaseUrl: config.cartesiaBaseUrl,
+    cartesiaApiKey: config.cartesiaApiKey,
+  };
+}
+
+/** Composition root: config → store → worker host, call engine, websocket server → control plane. */
 async function main(): Promise<void> {
   const config = loadConfig();
   const dataDir = resolve(config.dataDir);
@@ -29,8 +56,43 @@ async function main(): Promise<void> {
       `\nParla created an organization and its API key (shown only this once):\n\n  ${createdKey}\n\n`,
     );
   }
+  const host = new WorkerHost({
+    threads: config.workerThreads === 0 ? availableParallelism() : config.workerThreads,
+  });
+  const prices = loadPriceTable();
+  const engine = new CallEngine({
+    store,
+    host,
+    publicUrl: publicBaseUrl(config),
+    wsPublicUrl: wsPublicBaseUrl(config),
+    // Server messages (webhooks), artifacts, the recording and costs of every call.
+    observerFactory: (call, params) =>
+      createCallReporter({
+        orgId: params.orgId,
+        call,
+        assistant: params.assistant,
+        variableValues: params.variableValues,
+        store,
+        filesDir: join(dataDir, 'files'),
+        publicUrl: publicBaseUrl(config),
+        prices,
+      }),
+    log: (error, message) => {
+      if (config.logLevel !== 'silent') {
+        console.error(`${message}:`, error);
+      }
+    },
+  });
+  const builder = new CallParamsBuilder(store, {
+    providers: providerSettings(config),
+    vad: config.vad,
+  });
+  const wsServer = new WebsocketServer({ registry: engine });
+  const wsPort = await wsServer.listen(config.host, config.wsPort);
   const app = await buildApp({
     store,
+    callStarter: new WebsocketCallStarter(store, engine, builder),
+    liveCalls: engine,
     publicUrl: publicBaseUrl(config),
     filesDir: join(dataDir, 'files'),
     maxFileBytes: config.maxFileBytes,
@@ -42,6 +104,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     `Parla API on http://${config.host}:${config.port} (store: ${store.db.kind === 'pglite' ? `embedded, ${dataDir}` : 'PostgreSQL'})\n`,
   );
+  process.stdout.write(`Websocket calls on ws://${config.host}:${wsPort}\n`);
 
   let closing = false;
   const shutdown = (signal: string): void => {
@@ -50,8 +113,12 @@ async function main(): Promise<void> {
     }
     closing = true;
     process.stdout.write(`${signal}: shutting down\n`);
-    void app
-      .close()
+    // Calls first (their ends are stored), then sockets and threads, the API, the store.
+    void engine
+      .close({ drainMs: SHUTDOWN_DRAIN_MS })
+      .then(() => wsServer.close())
+      .then(() => host.close())
+      .then(() => app.close())
       .then(() => store.close())
       .then(
         () => process.exit(0),

@@ -1,5 +1,6 @@
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 'fastify';
+import type { LiveCallControl } from '../calls/call-engine.js';
 import type { CallStarter } from '../calls/call-starter.js';
 import { NoTransportCallStarter } from '../calls/call-starter.js';
 import type { ModelProviderRegistry } from '../providers/llm/model-provider.js';
@@ -21,6 +22,8 @@ export interface AppOptions {
   maxFileBytes?: number;
   bodyLimitBytes?: number;
   callStarter?: CallStarter;
+  /** Live calls for `monitor.controlUrl` (the call engine). */
+  liveCalls?: LiveCallControl;
   models?: ModelProviderRegistry;
   logger?: boolean | { level: string };
 }
@@ -86,6 +89,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     filesDir: options.filesDir,
     maxFileBytes: options.maxFileBytes ?? 50 * 1024 * 1024,
     callStarter: options.callStarter ?? new NoTransportCallStarter(),
+    ...(options.liveCalls !== undefined ? { liveCalls: options.liveCalls } : {}),
     ...(options.models !== undefined ? { models: options.models } : {}),
   });
 

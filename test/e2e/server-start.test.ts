@@ -54,7 +54,13 @@ describe('npm start on the embedded defaults', () => {
     { timeout: 180_000 },
     async () => {
       const port = await freePort();
-      const env = { PARLA_DATA_DIR: dataDir, PARLA_PORT: String(port), DATABASE_URL: '' };
+      const wsPort = await freePort();
+      const env = {
+        PARLA_DATA_DIR: dataDir,
+        PARLA_PORT: String(port),
+        PARLA_WS_PORT: String(wsPort),
+        DATABASE_URL: '',
+      };
       const first = startServer(env);
       const [, key] = await first.waitFor(/\n {2}(parla_\S+)\n/);
       await first.waitFor(/Parla API on/);

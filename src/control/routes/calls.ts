@@ -1,5 +1,7 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { badRequest, ParlaError } from '../../core/errors.js';
+import { RESPONSE_ONLY_FIELDS } from '../../calls/websocket-call-starter.js';
+import { badRequest, notFound, ParlaError } from '../../core/errors.js';
 import type { Doc, Resource } from '../../store/resource-store.js';
 import { registerCrud, type RequestContext } from '../crud.js';
 import {
@@ -10,6 +12,7 @@ import {
   DeleteCallBody,
   UpdateCall,
 } from '../schemas/call.js';
+import { IdParams, Opt, Strict } from '../schemas/common.js';
 import { checkNumber } from '../schemas/phone-number.js';
 import type { RouteDeps } from './index.js';
 import { checkPhoneNumberRefs, requireHandlerRefs, requireRef } from './phone-numbers.js';
@@ -78,11 +81,12 @@ async function prepareCall(ctx: RequestContext, body: Doc): Promise<Doc> {
 }
 
 /**
- * Hands the queued call to the call engine and merges what it answers (a websocket URL, or
- * `ended` with a reason). A starter that throws ends the call rather than leave it queued.
+ * Hands the queued call to the call engine and merges what it answers (or `ended` with a reason).
+ * Fields the starter marks response-only (URLs carrying the call's tokens) are shown in this
+ * response and never stored. A starter that throws ends the call rather than leave it queued.
  */
 async function startCall(deps: RouteDeps, ctx: RequestContext, call: Resource): Promise<Resource> {
-  let fields: Doc;
+  let fields: Doc & { [RESPONSE_ONLY_FIELDS]?: Doc };
   try {
     fields = await deps.callStarter.start(ctx.orgId, call);
   } catch (error) {
@@ -95,11 +99,43 @@ async function startCall(deps: RouteDeps, ctx: RequestContext, call: Resource): 
       endedAt: now,
     };
   }
-  const updated = await ctx.store.resources.calls.update(ctx.orgId, call.id, (current) => ({
-    ...current,
-    ...fields,
-  }));
-  return updated ?? call;
+  const { [RESPONSE_ONLY_FIELDS]: responseOnly, ...stored } = fields;
+  const updated =
+    Object.keys(stored).length === 0
+      ? call
+      : await ctx.store.resources.calls.update(ctx.orgId, call.id, (current) => ({
+          ...current,
+          ...stored,
+        }));
+  return { ...(updated ?? call), ...responseOnly };
+}
+
+const ControlQuery = Strict({ token: Opt(Type.String({ maxLength: 200 })) });
+
+/**
+ * `monitor.controlUrl`: live control of a call by POSTing the control messages. The URL's token
+ * admits the request; with `monitorPlan.controlAuthenticationEnabled` the org's API key is
+ * needed as well (checked by the engine, as the route is public).
+ */
+function registerControlRoute(app: FastifyInstance, deps: RouteDeps): void {
+  app.post(
+    '/call/:id/control',
+    {
+      config: { public: true, noLog: true },
+      schema: { hide: true, params: IdParams, querystring: ControlQuery },
+    },
+    async (request, reply) => {
+      const { id } = request.params as { id: string };
+      const live = deps.liveCalls;
+      if (live === undefined) {
+        throw notFound('Live call', id);
+      }
+      const { token } = request.query as { token?: string };
+      const header = request.headers.authorization;
+      const answer = await live.control(id, token ?? '', header ?? '', request.body);
+      return reply.code(answer.statusCode).send(answer.body);
+    },
+  );
 }
 
 export function registerCallRoutes(app: FastifyInstance, deps: RouteDeps): void {
@@ -118,7 +154,12 @@ export function registerCallRoutes(app: FastifyInstance, deps: RouteDeps): void 
     }),
     prepareCreate: prepareCall,
     afterCreate: (ctx, created) => startCall(deps, ctx, created),
+    // A deleted call that is still live ends now.
+    afterDelete: (ctx, deleted) => {
+      deps.liveCalls?.end(ctx.orgId, deleted.id, 'manually-canceled');
+    },
     // `ids` (bulk delete) is accepted because the SDK may send it, but only the path id is deleted.
     deleteBody: DeleteCallBody,
   });
+  registerControlRoute(app, deps);
 }

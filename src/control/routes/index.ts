@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { LiveCallControl } from '../../calls/call-engine.js';
 import type { CallStarter } from '../../calls/call-starter.js';
 import type { ModelProviderRegistry } from '../../providers/llm/model-provider.js';
 import type { Store } from '../../store/store.js';
@@ -23,6 +24,8 @@ export interface RouteDeps {
   filesDir: string;
   maxFileBytes: number;
   callStarter: CallStarter;
+  /** Live calls on this server (the control URL); absent when no engine runs. */
+  liveCalls?: LiveCallControl;
   models?: ModelProviderRegistry;
 }
 
