@@ -1,6 +1,8 @@
 /** `npm run bench -- <scenario>`: runs one benchmark scenario. */
 const scenarios: Record<string, string> = {
   control: './control-throughput.js',
+  latency: './harness/main.js',
+  'pipeline-calls': './workers/pipeline-calls.js',
 };
 const name = process.argv[2] ?? '';
 const module = scenarios[name];

@@ -4,7 +4,7 @@
  * call ends. Many calls share a thread and one MediaClock. The thread heartbeats
  * to the host over parentPort every `workerData.heartbeatIntervalMs`.
  */
-import { performance } from 'node:perf_hooks';
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { parentPort, threadId, workerData, type MessagePort } from 'node:worker_threads';
 import { MediaClock } from './media-clock.js';
@@ -26,8 +26,16 @@ const DEFAULT_SAMPLE_RATE_HZ = 16_000;
 const HEARTBEAT_INTERVAL_MS =
   Number((workerData as { heartbeatIntervalMs?: unknown } | null)?.heartbeatIntervalMs) || 250;
 
+/** How long a handler module may take to load before the host declares the thread stalled. */
+const MODULE_LOAD_GRACE_MS = 60_000;
+
 const clock = new MediaClock();
+clock.onHookError = (error) => {
+  parentPort?.postMessage({ type: 'parla-worker-hook-error', message: describe(error).message });
+};
 const factories = new Map<string, CallHandlerFactory>();
+const threadStats = new Map<string, () => unknown>();
+let lastUtilization: EventLoopUtilization = performance.eventLoopUtilization();
 const loadedModules = new Map<string, Promise<void>>();
 let activeCalls = 0;
 
@@ -40,6 +48,7 @@ function loadHandlerModule(specifier: string): Promise<void> {
   let loading = loadedModules.get(specifier);
   if (loading === undefined) {
     const url = specifier.startsWith('file:') ? specifier : pathToFileURL(specifier).href;
+    sendHeartbeat(MODULE_LOAD_GRACE_MS);
     loading = import(url).then((mod: { registerCallHandlers?: RegisterCallHandlers }) => {
       if (typeof mod.registerCallHandlers !== 'function') {
         throw new Error(`${specifier} does not export registerCallHandlers`);
@@ -51,19 +60,48 @@ function loadHandlerModule(specifier: string): Promise<void> {
   return loading;
 }
 
-function sendHeartbeat(): void {
+function readThreadStats(): Record<string, unknown> {
+  const stats: Record<string, unknown> = {};
+  for (const [name, read] of threadStats) {
+    try {
+      stats[name] = read();
+    } catch (error) {
+      stats[name] = { error: describe(error).message };
+    }
+  }
+  return stats;
+}
+
+function sendHeartbeat(busyForMs?: number): void {
+  const now = performance.eventLoopUtilization();
+  const utilization = performance.eventLoopUtilization(now, lastUtilization);
+  lastUtilization = now;
   const message: HeartbeatMessage = {
     type: 'parla-worker-heartbeat',
     threadId,
     calls: activeCalls,
     clock: clock.stats(),
+    eventLoopUtilization: utilization.utilization,
+    stats: readThreadStats(),
+    ...(busyForMs === undefined ? {} : { busyForMs }),
   };
   parentPort?.postMessage(message);
 }
 
+/**
+ * A promise a handler forgot to await must not take the thread (and every call on it) down:
+ * rejections nobody handled are counted and reported in the heartbeat instead of crashing.
+ */
+const unhandled = { count: 0, lastMessage: '' };
+threadStats.set('unhandledRejections', () => ({ ...unhandled }));
+process.on('unhandledRejection', (reason) => {
+  unhandled.count += 1;
+  unhandled.lastMessage = describe(reason).message;
+});
+
 if (parentPort !== null) {
   sendHeartbeat();
-  setInterval(sendHeartbeat, HEARTBEAT_INTERVAL_MS).unref();
+  setInterval(() => sendHeartbeat(), HEARTBEAT_INTERVAL_MS).unref();
 }
 
 function describe(error: unknown): { message: string; stack?: string } {
@@ -83,6 +121,8 @@ class WorkerCall {
     this.resolveEnded = resolve;
   });
   private readonly frameSamples: number;
+  /** The next outgoing frame; kept across silent ticks, replaced once transferred. */
+  private out: Int16Array<ArrayBuffer>;
   private readonly participant = { tick: (nowMs: number): void => this.tick(nowMs) };
 
   constructor(
@@ -90,7 +130,10 @@ class WorkerCall {
     private readonly port: MessagePort,
   ) {
     const sampleRateHz = task.options.sampleRateHz ?? DEFAULT_SAMPLE_RATE_HZ;
-    this.frameSamples = Math.round((sampleRateHz * FRAME_MS) / 1000);
+    // Rounded up: at rates where 20 ms is not whole samples (11025, 8001 Hz …) a tick may carry one
+    // more sample than at others, and a shorter frame is sent as it is.
+    this.frameSamples = Math.ceil((sampleRateHz * FRAME_MS) / 1000);
+    this.out = new Int16Array(this.frameSamples);
   }
 
   start(factory: CallHandlerFactory): void {
@@ -105,6 +148,8 @@ class WorkerCall {
         params: this.task.options.params,
         emit: (name, data) => this.post({ type: 'event', name, data }),
         end: (reason) => this.end(reason),
+        addTickHook: (hook) => clock.addHook(hook),
+        setThreadStats: (name, read) => threadStats.set(name, read),
       });
       this.handler.onStart(performance.now());
     });
@@ -152,10 +197,15 @@ class WorkerCall {
       if (this.handler === undefined) {
         return;
       }
-      const out = new Int16Array(this.frameSamples);
+      const out = this.out;
       const written = this.handler.onTick(nowMs, out);
       if (written > 0 && !this.ended) {
-        const frame = written >= out.length ? out : out.slice(0, written);
+        let frame: Int16Array<ArrayBuffer> = out;
+        if (written >= out.length) {
+          this.out = new Int16Array(this.frameSamples);
+        } else {
+          frame = out.slice(0, written);
+        }
         this.post({ type: 'audio', buffer: frame.buffer, nowMs }, [frame.buffer]);
       }
     });

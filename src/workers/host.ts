@@ -53,6 +53,8 @@ export interface WorkerThreadStats {
 interface ThreadState {
   lastHeartbeatMs: number;
   heartbeat: HeartbeatMessage | undefined;
+  /** How long after lastHeartbeatMs the thread counts as stalled. */
+  timeoutMs: number;
 }
 
 function defaultWorkerEntry(): { filename: string; execArgv: string[] } {
@@ -62,6 +64,8 @@ function defaultWorkerEntry(): { filename: string; execArgv: string[] } {
   );
   return { filename, execArgv: isTs ? ['--require', 'tsx/cjs'] : [] };
 }
+
+const SETTLE_BEFORE_TERMINATE_MS = 100;
 
 const sleep = (ms: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, ms).unref());
@@ -170,6 +174,9 @@ export class WorkerHost {
       channel.finish(ENDED_REASON_WORKER_SHUTDOWN);
     }
     clearInterval(this.watchdog);
+    // Native work a call started (an onnxruntime inference) finishes within milliseconds once the
+    // calls are gone; terminating a thread in the middle of one can abort the whole process.
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_BEFORE_TERMINATE_MS));
     await this.pool.destroy();
   }
 
@@ -185,11 +192,21 @@ export class WorkerHost {
     if (known !== undefined) {
       known.lastHeartbeatMs = performance.now();
       known.heartbeat = message;
+      known.timeoutMs = this.timeoutAfter(message);
       return;
     }
-    this.threads.set(message.threadId, { lastHeartbeatMs: performance.now(), heartbeat: message });
+    this.threads.set(message.threadId, {
+      lastHeartbeatMs: performance.now(),
+      heartbeat: message,
+      timeoutMs: this.timeoutAfter(message),
+    });
     const worker = this.findThread(message.threadId);
     worker?.once('exit', () => this.declareDead(message.threadId));
+  }
+
+  /** A thread announcing a blocking step (a module load) gets that long for its next heartbeat. */
+  private timeoutAfter(message: HeartbeatMessage): number {
+    return Math.max(this.heartbeatTimeoutMs, message.busyForMs ?? 0);
   }
 
   private findThread(threadId: number): Worker | undefined {
@@ -199,7 +216,7 @@ export class WorkerHost {
   private checkHeartbeats(): void {
     const now = performance.now();
     for (const [threadId, state] of this.threads) {
-      if (now - state.lastHeartbeatMs > this.heartbeatTimeoutMs) {
+      if (now - state.lastHeartbeatMs > state.timeoutMs) {
         const worker = this.findThread(threadId);
         this.declareDead(threadId);
         if (worker !== undefined) {

@@ -11,6 +11,9 @@ export interface MediaClockParticipant {
   tick(nowMs: number): void;
 }
 
+/** Runs once per tick after every participant ticked (e.g. a batched VAD flush). */
+export type MediaClockHook = (nowMs: number) => void;
+
 export interface MediaClockOptions {
   periodMs?: number;
   /** A tick running this much after its deadline counts as late. */
@@ -21,6 +24,12 @@ export class MediaClock {
   readonly periodMs: number;
   private readonly lateThresholdMs: number;
   private readonly participants = new Set<MediaClockParticipant>();
+  private readonly hooks = new Set<MediaClockHook>();
+  /** Participants snapshot for the running tick (reused; add/remove during a tick is safe). */
+  private snapshot: MediaClockParticipant[] = [];
+  private snapshotStale = true;
+  /** Called with a hook's error; the clock keeps running. */
+  onHookError: (error: unknown) => void = () => undefined;
   private timer: NodeJS.Timeout | undefined;
   private nextDeadlineMs = 0;
   private readonly counters: MediaClockStats = {
@@ -43,8 +52,18 @@ export class MediaClock {
     return { ...this.counters };
   }
 
+  /** Registers a hook run after the participants on every tick (once, however often added). */
+  addHook(hook: MediaClockHook): void {
+    this.hooks.add(hook);
+  }
+
+  removeHook(hook: MediaClockHook): void {
+    this.hooks.delete(hook);
+  }
+
   add(participant: MediaClockParticipant): void {
     this.participants.add(participant);
+    this.snapshotStale = true;
     if (this.timer === undefined) {
       this.nextDeadlineMs = performance.now() + this.periodMs;
       this.schedule();
@@ -53,6 +72,7 @@ export class MediaClock {
 
   remove(participant: MediaClockParticipant): void {
     this.participants.delete(participant);
+    this.snapshotStale = true;
     if (this.participants.size === 0) {
       this.stop();
     }
@@ -86,8 +106,25 @@ export class MediaClock {
       this.nextDeadlineMs += missed * this.periodMs;
     }
     this.counters.ticks += 1;
-    for (const participant of [...this.participants]) {
+    if (this.snapshotStale) {
+      this.snapshot = [...this.participants];
+      this.snapshotStale = false;
+    }
+    const participants = this.snapshot;
+    for (let i = 0; i < participants.length; i++) {
+      const participant = participants[i]!;
+      // One that left during this tick (an earlier participant ended it) is skipped.
+      if (this.snapshotStale && !this.participants.has(participant)) {
+        continue;
+      }
       participant.tick(nowMs);
+    }
+    for (const hook of this.hooks) {
+      try {
+        hook(nowMs);
+      } catch (error) {
+        this.onHookError(error);
+      }
     }
     this.nextDeadlineMs += this.periodMs;
     if (this.participants.size > 0) {

@@ -2,7 +2,11 @@
  * Typed message protocol between the main thread (WorkerHost) and call worker threads.
  *
  * One MessagePort per call carries the call's messages both ways. Audio travels as
- * transferred ArrayBuffers (never copied). Heartbeats travel per thread over the
+ * transferred ArrayBuffers (never copied). The worker allocates one 20 ms buffer per frame it
+ * actually sends (a silent tick sends and allocates nothing): measured with Node 20 on one
+ * MessageChannel, transferring a fresh 640-byte buffer costs about 3.8 µs per frame against 2.8 µs
+ * for cloning a reused one (docs/benchmarks.md, "Call worker"), so the
+ * allocation is not worth a buffer-return protocol. Heartbeats travel per thread over the
  * worker's parentPort (surfaced by Piscina as the pool's 'message' event).
  */
 import type { MessagePort } from 'node:worker_threads';
@@ -116,6 +120,16 @@ export interface HeartbeatMessage {
   threadId: number;
   calls: number;
   clock: MediaClockStats;
+  /** Share (0–1) of the time since the previous heartbeat the thread's event loop was busy. */
+  eventLoopUtilization: number;
+  /** Thread-wide figures handlers published with `setThreadStats` (e.g. the Silero scheduler). */
+  stats: Record<string, unknown>;
+  /**
+   * The thread is about to block (loading a handler module, which may compile code and create
+   * an ONNX session): the host waits this long, instead of its heartbeat timeout, for the next
+   * heartbeat.
+   */
+  busyForMs?: number;
 }
 
 export function isHeartbeatMessage(value: unknown): value is HeartbeatMessage {
@@ -141,13 +155,20 @@ export interface CallHandler {
 export interface CallHandlerContext {
   callId: string;
   sampleRateHz: number;
-  /** Samples in one 20 ms frame at `sampleRateHz`. */
+  /** Samples in one 20 ms frame at `sampleRateHz`, rounded up (the most a tick may write). */
   frameSamples: number;
   params: unknown;
   /** Send an event to the host. */
   emit(name: string, data?: unknown): void;
   /** End the call from inside the handler. */
   end(reason: string): void;
+  /**
+   * Runs `hook` on every tick of the thread's media clock, after every call ticked. Thread-wide:
+   * adding the same function again (from another call) does nothing.
+   */
+  addTickHook(hook: (nowMs: number) => void): void;
+  /** Publishes thread-wide figures in every heartbeat under `name` (last reader wins). */
+  setThreadStats(name: string, read: () => unknown): void;
 }
 
 export type CallHandlerFactory = (context: CallHandlerContext) => CallHandler;

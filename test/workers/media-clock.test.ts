@@ -53,6 +53,40 @@ describe('MediaClock', () => {
     expect(stats.ticks).toBeLessThanOrEqual(8);
   });
 
+  it('runs hooks once per tick after every participant, and survives a hook that throws', async () => {
+    const clock = new MediaClock();
+    clocks.push(clock);
+    const order: string[] = [];
+    const errors: unknown[] = [];
+    clock.onHookError = (error) => errors.push(error);
+    const hook = (): void => {
+      order.push('hook');
+    };
+    clock.addHook(hook);
+    clock.addHook(hook);
+    clock.addHook(() => {
+      throw new Error('hook broke');
+    });
+    clock.add({ tick: () => order.push('a') });
+    const leaver = { tick: (): void => void order.push('b') };
+    clock.add({
+      tick: () => {
+        order.push('remover');
+        clock.remove(leaver);
+      },
+    });
+    clock.add(leaver);
+    await new Promise((resolve) => setTimeout(resolve, 110));
+    clock.stop();
+    const ticks = clock.stats().ticks;
+    expect(ticks).toBeGreaterThanOrEqual(3);
+    // A participant removed during a tick by an earlier one does not tick.
+    expect(order.slice(0, 6)).toEqual(['a', 'remover', 'hook', 'a', 'remover', 'hook']);
+    expect(order.filter((entry) => entry === 'hook')).toHaveLength(ticks);
+    expect(errors).toHaveLength(ticks);
+    clock.removeHook(hook);
+  });
+
   it('stops its timer when the last participant leaves', () => {
     const clock = new MediaClock();
     clocks.push(clock);

@@ -97,6 +97,26 @@ describe('WorkerHost', () => {
     console.log('media clock stats, 50 calls on 2 threads:', JSON.stringify(clocks));
   });
 
+  it('runs a thread-wide tick hook once per tick after every call, and reports thread stats', async () => {
+    const host = makeHost({ heartbeatIntervalMs: 50 });
+    const calls = [start(host, 'hook-1', 'tick-hook'), start(host, 'hook-2', 'tick-hook')];
+    const figures = (): { hookRuns: number; ticksBeforeHook: number } | undefined =>
+      host.threadStats()[0]?.heartbeat?.stats['tick-hook'] as
+        { hookRuns: number; ticksBeforeHook: number } | undefined;
+    await waitFor(() => (figures()?.hookRuns ?? 0) >= 10);
+    const beat = host.threadStats()[0]?.heartbeat;
+    // One hook run per clock tick (not per call), each after both calls ticked.
+    expect(figures()?.hookRuns).toBeLessThanOrEqual(beat?.clock.ticks ?? 0);
+    expect(figures()?.hookRuns).toBeGreaterThanOrEqual((beat?.clock.ticks ?? 0) - 2);
+    expect(figures()?.ticksBeforeHook).toBe(2);
+    expect(beat?.eventLoopUtilization).toBeGreaterThanOrEqual(0);
+    expect(beat?.eventLoopUtilization).toBeLessThanOrEqual(1);
+    for (const call of calls) {
+      call.channel.end('customer-ended-call');
+      expect(await call.channel.ended).toBe('customer-ended-call');
+    }
+  });
+
   it('ends only the call whose handler throws', async () => {
     const host = makeHost();
     const good = start(host, 'good', 'tone');
@@ -153,6 +173,21 @@ describe('WorkerHost', () => {
     await waitFor(() => next.frames.length >= 3, 10_000);
     next.channel.end('customer-ended-call');
     expect(await next.channel.ended).toBe('customer-ended-call');
+  });
+
+  it('gives a thread loading a handler module more time than the heartbeat timeout', async () => {
+    const host = makeHost({ heartbeatIntervalMs: 50, heartbeatTimeoutMs: 300 });
+    const slowModule = fileURLToPath(new URL('./support/slow-load-handlers.ts', import.meta.url));
+    const channel = host.startCall('slow-load', 'tone', {
+      handlerModule: slowModule,
+      sampleRateHz: SAMPLE_RATE_HZ,
+    });
+    const frames: Int16Array[] = [];
+    channel.on('audio', (samples) => frames.push(samples));
+    await waitFor(() => frames.length >= 3);
+    expect(host.workerDeaths).toBe(0);
+    channel.end('customer-ended-call');
+    expect(await channel.ended).toBe('customer-ended-call');
   });
 
   it('shutdown drains, then ends remaining calls with worker-shutdown', async () => {

@@ -79,10 +79,25 @@ export const WebhookCredential = Strict({
   authenticationPlan: Discriminated('type', [BearerPlan, OAuth2Plan, HmacPlan]),
 });
 
+/** An absolute http(s) or ws(s) URL with a host. */
+const EndpointUrl = (description: string) =>
+  Type.String({
+    format: 'uri',
+    pattern: '^(?:[hH][tT][tT][pP][sS]?|[wW][sS][sS]?)://[^\\s/?#@]+',
+    maxLength: 2048,
+    description,
+  });
+
 export const ApiKeyCredential = Strict({
   provider: Type.String({ pattern: VENDOR_PATTERN, maxLength: 60 }),
   name: Opt(Name40),
   apiKey: Secret,
+  baseUrl: Opt(
+    EndpointUrl(
+      'Endpoint of an OpenAI-compatible vendor (openai and the like), e.g. a self-hosted server',
+    ),
+  ),
+  apiUrl: Opt(EndpointUrl('Endpoint of a self-hosted Deepgram, e.g. ws://deepgram:8080')),
 });
 
 /** The schema of a credential kind (create body, and the merged document on PATCH). */

@@ -128,7 +128,29 @@ function stall(context: CallHandlerContext): CallHandler {
   };
 }
 
+/** Thread-wide: runs of the shared tick hook, and participant ticks seen before it ran. */
+const hookFigures = { hookRuns: 0, ticksBeforeHook: 0, ticksSinceHook: 0 };
+const countHook = (): void => {
+  hookFigures.hookRuns += 1;
+  hookFigures.ticksBeforeHook = hookFigures.ticksSinceHook;
+  hookFigures.ticksSinceHook = 0;
+};
+
+/** Registers the shared per-tick hook (as a batched VAD would) and publishes its figures. */
+function tickHook(context: CallHandlerContext): CallHandler {
+  context.addTickHook(countHook);
+  context.setThreadStats('tick-hook', () => ({ ...hookFigures }));
+  return {
+    ...tone(context),
+    onTick: () => {
+      hookFigures.ticksSinceHook += 1;
+      return 0;
+    },
+  };
+}
+
 export const registerCallHandlers: RegisterCallHandlers = (register) => {
+  register('tick-hook', tickHook);
   register('tone', tone);
   register('echo', echo);
   register('throw-on-tick', throwOnTick);
