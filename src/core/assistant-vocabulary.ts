@@ -93,3 +93,35 @@ export const FORMATTER_NAMES = [
   'number',
   'stripAsterisk',
 ] as const;
+
+/** The platform's default `clientMessages` (reference 2.4). */
+export const DEFAULT_CLIENT_MESSAGES: readonly string[] = Object.freeze([
+  'conversation-update',
+  'function-call',
+  'hang',
+  'model-output',
+  'speech-update',
+  'status-update',
+  'transfer-update',
+  'transcript',
+  'tool-calls',
+  'user-interrupted',
+  'voice-input',
+  'workflow.node.started',
+  'assistant.started',
+]);
+
+/** The platform's default `serverMessages` (reference 2.4). */
+export const DEFAULT_SERVER_MESSAGES: readonly string[] = Object.freeze([
+  'conversation-update',
+  'end-of-call-report',
+  'function-call',
+  'hang',
+  'speech-update',
+  'status-update',
+  'tool-calls',
+  'transfer-destination-request',
+  'handoff-destination-request',
+  'user-interrupted',
+  'assistant.started',
+]);

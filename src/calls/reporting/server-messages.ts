@@ -1,3 +1,4 @@
+import { toolCallItem as sharedToolCallItem } from '../../core/tool-call-item.js';
 import type { Doc } from '../../store/resource-store.js';
 import type { ObservedEvent, ToolCallRequest, ToolCallResult } from '../call-observer.js';
 import type { WebhookOutcome } from './webhook-sender.js';
@@ -68,26 +69,9 @@ export function toolName(tool: Doc): string | null {
   return typeof name === 'string' && name !== '' ? name : null;
 }
 
-/**
- * `toolCallList` items in the union shape clients of every vintage read: `{id, type, function:
- * {name, arguments}}` (arguments as the model's JSON text) plus top-level `name`, `arguments`
- * (parsed when it is JSON) and `parameters` (the same object, for the oldest samples).
- */
+/** `toolCallList` items in the union shape (src/core/tool-call-item.ts). */
 export function toolCallItem(call: ToolCallRequest): Doc {
-  let parsed: unknown = call.arguments;
-  try {
-    parsed = JSON.parse(call.arguments) as unknown;
-  } catch {
-    // Not JSON: clients get the text as the model produced it.
-  }
-  return {
-    id: call.id,
-    type: 'function',
-    function: { name: call.name, arguments: call.arguments },
-    name: call.name,
-    arguments: parsed,
-    parameters: parsed,
-  };
+  return sharedToolCallItem(call);
 }
 
 /** The fields of a `tool-calls` message for the calls going to one server. */

@@ -1,4 +1,4 @@
-import { DEFAULT_SERVER_MESSAGES } from '../../control/schemas/assistant.js';
+import { DEFAULT_SERVER_MESSAGES } from '../../core/assistant-vocabulary.js';
 import type { Doc } from '../../store/resource-store.js';
 import { asServer, type ServerTarget } from './webhook-auth.js';
 

@@ -1,4 +1,9 @@
-import { FORMATTER_NAMES, PUNCTUATION_BOUNDARIES } from '../../core/assistant-vocabulary.js';
+import {
+  DEFAULT_CLIENT_MESSAGES,
+  DEFAULT_SERVER_MESSAGES,
+  FORMATTER_NAMES,
+  PUNCTUATION_BOUNDARIES,
+} from '../../core/assistant-vocabulary.js';
 import { Type, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 import {
   AnalysisPlan,
@@ -150,22 +155,6 @@ export const CLIENT_MESSAGE_TYPES = [
   'assistant.started',
 ] as const;
 
-export const DEFAULT_CLIENT_MESSAGES = [
-  'conversation-update',
-  'function-call',
-  'hang',
-  'model-output',
-  'speech-update',
-  'status-update',
-  'transfer-update',
-  'transcript',
-  'tool-calls',
-  'user-interrupted',
-  'voice-input',
-  'workflow.node.started',
-  'assistant.started',
-];
-
 export const SERVER_MESSAGE_TYPES = [
   'assistant.started',
   'assistant.speechStarted',
@@ -196,20 +185,6 @@ export const SERVER_MESSAGE_TYPES = [
   'call.delete.failed',
   'call.artifact.upload',
 ] as const;
-
-export const DEFAULT_SERVER_MESSAGES = [
-  'conversation-update',
-  'end-of-call-report',
-  'function-call',
-  'hang',
-  'speech-update',
-  'status-update',
-  'tool-calls',
-  'transfer-destination-request',
-  'handoff-destination-request',
-  'user-interrupted',
-  'assistant.started',
-];
 
 /** Fields shared by assistants and workflows. */
 export const sharedPlanProperties = {

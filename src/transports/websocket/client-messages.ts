@@ -1,25 +1,11 @@
+import { DEFAULT_CLIENT_MESSAGES } from '../../core/assistant-vocabulary.js';
+import { toolCallItem, type ToolCallLike } from '../../core/tool-call-item.js';
+
 /**
  * Client messages: the pipeline's events as a client receives them on its socket, bare JSON
  * objects shaped like the platform's `ClientMessage*` schemas, filtered by
  * `assistant.clientMessages`.
  */
-
-/** The platform's default `clientMessages` (reference 2.4). */
-export const DEFAULT_CLIENT_MESSAGES: readonly string[] = [
-  'conversation-update',
-  'function-call',
-  'hang',
-  'model-output',
-  'speech-update',
-  'status-update',
-  'transfer-update',
-  'transcript',
-  'tool-calls',
-  'user-interrupted',
-  'voice-input',
-  'workflow.node.started',
-  'assistant.started',
-];
 
 const FINAL_TRANSCRIPTS = 'transcript[transcriptType="final"]';
 
@@ -54,31 +40,9 @@ function transcriptMessages(messages: readonly OpenAiMessage[]): object[] {
   });
 }
 
-interface ToolCallLike {
-  id?: unknown;
-  name?: unknown;
-  arguments?: unknown;
-}
-
-/** The union shape clients read tool calls in: `{id, type, function:{name, arguments}}` + legacy. */
+/** The union shape clients read tool calls in (src/core/tool-call-item.ts). */
 function toolCallList(toolCalls: readonly ToolCallLike[]): object[] {
-  return toolCalls.map((call) => {
-    let parsed: unknown = call.arguments;
-    if (typeof call.arguments === 'string') {
-      try {
-        parsed = JSON.parse(call.arguments);
-      } catch {
-        parsed = call.arguments;
-      }
-    }
-    return {
-      id: call.id,
-      type: 'function',
-      function: { name: call.name, arguments: call.arguments },
-      name: call.name,
-      arguments: parsed,
-    };
-  });
+  return toolCalls.map(toolCallItem);
 }
 
 /** Picks and shapes the client messages of one call. */

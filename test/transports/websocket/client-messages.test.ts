@@ -62,6 +62,7 @@ describe('ClientMessageSelector', () => {
           function: { name: 'lookup', arguments: '{"a":1}' },
           name: 'lookup',
           arguments: { a: 1 },
+          parameters: { a: 1 },
         },
       ],
       toolWithToolCallList: [
