@@ -1,29 +1,18 @@
-import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasSipp, runSipp } from '../../support/sipp.js';
 import { TestUas } from './support/test-uas.js';
 
 const SCENARIOS = fileURLToPath(new URL('../../fixtures/sip/sipp/', import.meta.url));
-const hasSipp = spawnSync('sipp', ['-v'], { stdio: 'ignore' }).error === undefined;
-if (!hasSipp && process.env.CI === 'true') {
-  throw new Error(
-    'sipp is not installed: CI must run the SIPp tests (.ci/run installs sip-tester)',
-  );
-}
-if (!hasSipp) {
-  console.warn(
-    'sipp is not installed (Debian package sip-tester; .ci/run installs it): skipping SIPp tests',
-  );
-}
 
 /**
  * Runs a SIPp scenario against 127.0.0.1:port (one call unless `calls` says more, at `rate`
  * calls per second); resolves with its exit code: 0 only when every call succeeded.
  */
-function runSipp(
+function runScenario(
   scenario: string,
   port: number,
   transport: 'u1' | 't1',
@@ -36,13 +25,7 @@ function runSipp(
     ...['-nostdin', '-timeout', '20s', '-timeout_error', '-recv_timeout', '10s', '-trace_err'],
     `127.0.0.1:${port}`,
   ];
-  return new Promise<{ code: number | null; output: string }>((resolve) => {
-    const child = spawn('sipp', args, { cwd: workDir, env: { ...process.env, TERM: 'dumb' } });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('close', (code) => resolve({ code, output: output.slice(-4000) }));
-  });
+  return runSipp(args, workDir);
 }
 
 describe.skipIf(!hasSipp)('SIPp against the SIP layers', () => {
@@ -60,27 +43,27 @@ describe.skipIf(!hasSipp)('SIPp against the SIP layers', () => {
   });
 
   it('answers OPTIONS over UDP with 200', async () => {
-    const result = await runSipp('options.xml', uas.udp.port, 'u1', workDir);
+    const result = await runScenario('options.xml', uas.udp.port, 'u1', workDir);
     expect(result.code, result.output).toBe(0);
     expect(uas.log).toContain('UDP OPTIONS');
   });
 
   it('answers OPTIONS over TCP with 200', async () => {
-    const result = await runSipp('options.xml', uas.tcp.port, 't1', workDir);
+    const result = await runScenario('options.xml', uas.tcp.port, 't1', workDir);
     expect(result.code, result.output).toBe(0);
     expect(uas.log).toContain('TCP OPTIONS');
   });
 
   it('rejects an INVITE with 486 Busy Here and absorbs the ACK in the transaction', async () => {
     const before = uas.log.length;
-    const result = await runSipp('invite-busy.xml', uas.udp.port, 'u1', workDir);
+    const result = await runScenario('invite-busy.xml', uas.udp.port, 'u1', workDir);
     expect(result.code, result.output).toBe(0);
     expect(uas.log.slice(before)).toEqual(['UDP INVITE']);
   });
 
   it('cancels a ringing INVITE: 200 for the CANCEL, 487 for the INVITE, ACK absorbed', async () => {
     const before = uas.log.length;
-    const result = await runSipp('invite-cancel.xml', uas.udp.port, 'u1', workDir);
+    const result = await runScenario('invite-cancel.xml', uas.udp.port, 'u1', workDir);
     expect(result.code, result.output).toBe(0);
     expect(uas.log.slice(before)).toEqual(['UDP INVITE']);
     expect(uas.udp.stats.parseErrors).toBe(0);
@@ -88,7 +71,7 @@ describe.skipIf(!hasSipp)('SIPp against the SIP layers', () => {
 
   it('carries 100 calls started at 100 calls/s without a failed call', async () => {
     const before = uas.log.length;
-    const result = await runSipp('invite-call.xml', uas.udp.port, 'u1', workDir, {
+    const result = await runScenario('invite-call.xml', uas.udp.port, 'u1', workDir, {
       calls: 100,
       rate: 100,
     });
@@ -105,7 +88,7 @@ describe.skipIf(!hasSipp)('SIPp against the SIP layers', () => {
     it(`completes INVITE → 180 → 200 (SDP answer) → ACK → BYE over ${transport}`, async () => {
       const before = uas.log.length;
       const port = transport === 'UDP' ? uas.udp.port : uas.tcp.port;
-      const result = await runSipp('invite-call.xml', port, mode, workDir);
+      const result = await runScenario('invite-call.xml', port, mode, workDir);
       expect(result.code, result.output).toBe(0);
       expect(uas.log.slice(before)).toEqual([
         `${transport} INVITE`,

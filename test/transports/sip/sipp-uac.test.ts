@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,19 +10,9 @@ import type { SipRequest, SipResponse } from '../../../src/transports/sip/messag
 import { newTag } from '../../../src/transports/sip/name-addr.js';
 import { SipTransactionLayer } from '../../../src/transports/sip/transaction-layer.js';
 import { SipUdpTransport } from '../../../src/transports/sip/transport-udp.js';
+import { hasSipp } from '../../support/sipp.js';
 
 const SCENARIOS = fileURLToPath(new URL('../../fixtures/sip/sipp/', import.meta.url));
-const hasSipp = spawnSync('sipp', ['-v'], { stdio: 'ignore' }).error === undefined;
-if (!hasSipp && process.env.CI === 'true') {
-  throw new Error(
-    'sipp is not installed: CI must run the SIPp tests (.ci/run installs sip-tester)',
-  );
-}
-if (!hasSipp) {
-  console.warn(
-    'sipp is not installed (Debian package sip-tester; .ci/run installs it): skipping SIPp tests',
-  );
-}
 
 async function freeUdpPort(): Promise<number> {
   const socket = createSocket('udp4');

@@ -1,0 +1,445 @@
+import type { Socket } from 'node:dgram';
+import { JitterBuffer, type JitterBufferFrame } from '../../media/jitter/jitter-buffer.js';
+import { SystemTimerScheduler, type TimerHandle, type TimerScheduler } from '../sip/timers.js';
+import { parseRtcpCompound, rtcpIntervalMs, serializeRtcpCompound } from './rtcp-packet.js';
+import { RtcpReporter } from './rtcp-reporter.js';
+import { RtpPacketView, RTP_HEADER_BYTES, parseRtpPacket } from './rtp-packet.js';
+import { RtpSender } from './rtp-sender.js';
+import type { RtpPortAllocator } from './rtp-port-allocator.js';
+import { RtpReceiverStats } from './rtp-receiver-stats.js';
+import { RtpReframer } from './rtp-reframer.js';
+import { RtpSourceLatch, type RtpEndpoint } from './rtp-source-latch.js';
+import { newRtpSessionStats, type RtpSessionStats } from './rtp-session-stats.js';
+import { TelephoneEventReceiver, type DtmfDigitEvent } from './telephone-event.js';
+import { bindUdpSocket, closeUdpSocket } from './udp-socket.js';
+
+export type { RtpSessionStats } from './rtp-session-stats.js';
+
+export type RtpCodecName = 'PCMU' | 'PCMA';
+
+export type { RtpEndpoint } from './rtp-source-latch.js';
+
+/** Why the session gave up on the peer's media. */
+export interface RtpInactivity {
+  reason: 'rtp-timeout';
+  /** Time since the last packet (or since the session started, when none came). */
+  silentForMs: number;
+  packetsReceived: number;
+}
+
+export interface RtpSessionOptions {
+  readonly allocator: RtpPortAllocator;
+  /** Local address to bind. Default 0.0.0.0. */
+  readonly bindAddress?: string;
+  /** The peer's RTP address from its SDP; may come later through setRemote(). */
+  readonly remote?: RtpEndpoint;
+  readonly codec: RtpCodecName;
+  /** The negotiated payload type of the codec (0 for PCMU and 8 for PCMA unless remapped). */
+  readonly payloadType: number;
+  /** The negotiated telephone-event payload type; without it DTMF in and out is off. */
+  readonly telephoneEventPayloadType?: number;
+  /** No RTP for this long ends the call (onInactive). Default 30 s. */
+  readonly inactivityTimeoutMs?: number;
+  /** Silence from the latched source after which another source may take over. Default 1 s. */
+  readonly relatchAfterMs?: number;
+  readonly jitterMinDelayMs?: number;
+  readonly jitterMaxDelayMs?: number;
+  /** Monotonic milliseconds. Default performance.now. */
+  readonly now?: () => number;
+  /** Wall-clock milliseconds since 1970, for RTCP NTP timestamps. Default Date.now. */
+  readonly wallClockMs?: () => number;
+  readonly scheduler?: TimerScheduler;
+  readonly random?: () => number;
+  readonly cname?: string;
+  readonly onDtmf?: (event: DtmfDigitEvent) => void;
+  readonly onInactive?: (inactivity: RtpInactivity) => void;
+  /** The peer sent an RTCP BYE. */
+  readonly onRemoteBye?: (reason: string | undefined) => void;
+}
+
+const CLOCK_RATE_HZ = 8000;
+const FRAME_SAMPLES = 160;
+const INACTIVITY_CHECK_MS = 1000;
+/** A DTMF event with no packets for this long is reported even without its end packets. */
+const DTMF_FLUSH_MS = 1000;
+const BIND_ATTEMPTS = 16;
+/** G.711 at 20 ms: 160 payload + 12 RTP + 8 UDP + 20 IP bytes, 50 times a second. */
+const SESSION_BANDWIDTH_BYTES_PER_S = 200 * 50;
+
+/**
+ * The media of one call: an RTP socket on an even port and RTCP on the next, G.711 out in
+ * 20 ms frames, G.711 in through the jitter buffer, RFC 4733 DTMF both ways, symmetric RTP,
+ * RTCP reports, an inactivity timeout, and counters. Sending is clocked by the caller: call
+ * `sendFrame` every 20 ms (with silence when there is nothing to say); DTMF replaces the audio
+ * of those ticks while a digit plays.
+ */
+export class RtpSession {
+  readonly stats: RtpSessionStats = newRtpSessionStats();
+  private readonly now: () => number;
+  private readonly wallClockMs: () => number;
+  private readonly scheduler: TimerScheduler;
+  private readonly random: () => number;
+  private readonly view = new RtpPacketView();
+  private readonly sender: RtpSender;
+  private readonly outgoing = { buffer: new Uint8Array(0), length: 0 };
+  private jitter: JitterBuffer;
+  private reframer: RtpReframer;
+  private readonly receiverStats = new RtpReceiverStats(CLOCK_RATE_HZ);
+  private readonly reporter: RtcpReporter;
+  private readonly dtmfIn: TelephoneEventReceiver;
+  private codec: RtpCodecName;
+  private payloadType: number;
+  private remote: RtpEndpoint | undefined;
+  private remoteRtcp: RtpEndpoint | undefined;
+  private readonly latch: RtpSourceLatch;
+  private remoteSsrc = -1;
+  private lastPacketMs: number;
+  private lastEventPacketMs = 0;
+  private receiving = true;
+  private inactivityTimer: TimerHandle | undefined;
+  private rtcpTimer: TimerHandle | undefined;
+  private closed = false;
+
+  private constructor(
+    private readonly options: RtpSessionOptions,
+    private readonly rtpSocket: Socket,
+    private readonly rtcpSocket: Socket,
+    readonly localPort: number,
+  ) {
+    this.now = options.now ?? (() => performance.now());
+    this.wallClockMs = options.wallClockMs ?? Date.now;
+    this.scheduler = options.scheduler ?? new SystemTimerScheduler();
+    this.random = options.random ?? Math.random;
+    this.sender = new RtpSender(
+      FRAME_SAMPLES,
+      CLOCK_RATE_HZ,
+      options.codec === 'PCMU' ? 'mulaw' : 'alaw',
+      options.payloadType,
+      options.telephoneEventPayloadType,
+    );
+    this.codec = options.codec;
+    this.payloadType = options.payloadType;
+    this.jitter = this.newJitterBuffer();
+    this.reframer = new RtpReframer(this.jitter);
+    this.reporter = new RtcpReporter(
+      options.cname ?? `parla-${this.sender.ssrc.toString(16)}`,
+      this.receiverStats,
+    );
+    this.dtmfIn = new TelephoneEventReceiver(CLOCK_RATE_HZ, (event) => {
+      this.stats.dtmfReceived++;
+      options.onDtmf?.(event);
+    });
+    this.remote = options.remote;
+    this.latch = new RtpSourceLatch(options.relatchAfterMs ?? 1000);
+    this.lastPacketMs = this.now();
+    rtpSocket.on('message', (data, info) => this.receiveRtp(data, info.address, info.port));
+    rtcpSocket.on('message', (data, info) => this.receiveRtcp(data, info.address, info.port));
+    // ICMP port-unreachable and the like must not end the process or the call.
+    rtpSocket.on('error', () => this.stats.socketErrors++);
+    rtcpSocket.on('error', () => this.stats.socketErrors++);
+    this.scheduleInactivityCheck();
+    this.scheduleRtcp(true);
+  }
+
+  /** Binds an even/odd port pair from the allocator and starts the session. */
+  static async open(options: RtpSessionOptions): Promise<RtpSession> {
+    if (options.codec !== 'PCMU' && options.codec !== 'PCMA') {
+      throw new RangeError(`unsupported RTP codec ${String(options.codec)}`);
+    }
+    for (let attempt = 0; attempt < BIND_ATTEMPTS; attempt++) {
+      const port = options.allocator.allocate();
+      if (port === undefined) {
+        break;
+      }
+      const address = options.bindAddress ?? '0.0.0.0';
+      const rtp = await bindUdpSocket(address, port);
+      const rtcp = rtp === undefined ? undefined : await bindUdpSocket(address, port + 1);
+      if (rtp !== undefined && rtcp !== undefined) {
+        return new RtpSession(options, rtp, rtcp, port);
+      }
+      rtp?.close();
+      // Another process holds the pair. Round robin moves on to the next one; the allocator
+      // may offer this one again on a later call, when it may be free.
+      options.allocator.release(port);
+    }
+    throw Object.assign(new Error('no free RTP port pair in the configured range'), {
+      code: 'RTP_NO_PORT',
+    });
+  }
+
+  /** Our SSRC. */
+  get ssrc(): number {
+    return this.sender.ssrc;
+  }
+
+  get remoteEndpoint(): RtpEndpoint | undefined {
+    return this.latch.latched ?? this.remote;
+  }
+
+  get isLatched(): boolean {
+    return this.latch.latched !== undefined;
+  }
+
+  /** The jitter and loss figures of the incoming stream. */
+  get receiveFigures(): { jitterMs: number; lost: number; expected: number } {
+    return {
+      jitterMs: this.receiverStats.jitterMs,
+      lost: this.receiverStats.lost,
+      expected: this.receiverStats.expected,
+    };
+  }
+
+  get jitterBufferStats(): JitterBuffer['stats'] {
+    return this.jitter.stats;
+  }
+
+  /** The peer's RTP address from (new) SDP; RTCP goes to the next port unless given. */
+  setRemote(remote: RtpEndpoint, rtcp?: RtpEndpoint): void {
+    this.remote = remote;
+    this.remoteRtcp = rtcp;
+  }
+
+  /** After a re-INVITE changed the codec. Starts a fresh jitter buffer. */
+  setCodec(codec: RtpCodecName, payloadType: number): void {
+    if (codec === this.codec && payloadType === this.payloadType) {
+      return;
+    }
+    this.codec = codec;
+    this.payloadType = payloadType;
+    this.sender.law = codec === 'PCMU' ? 'mulaw' : 'alaw';
+    this.sender.payloadType = payloadType;
+    this.jitter = this.newJitterBuffer();
+    this.reframer = new RtpReframer(this.jitter);
+  }
+
+  /**
+   * Whether we expect media from the peer (false while it holds the call: sendonly from it,
+   * or inactive). The inactivity timeout only runs while receiving.
+   */
+  setReceiving(receiving: boolean): void {
+    this.receiving = receiving;
+    this.lastPacketMs = this.now();
+  }
+
+  /** Marks the next audio frame as the start of a talkspurt (RTP marker bit). */
+  markTalkspurt(): void {
+    this.sender.markTalkspurt();
+  }
+
+  /** Queues an RFC 4733 digit; false when DTMF was not negotiated or the digit is not DTMF. */
+  sendDtmf(digit: string, durationMs = 100): boolean {
+    return this.sender.enqueueDigit(digit, durationMs);
+  }
+
+  /** Sends one 20 ms frame of 8 kHz PCM16 (160 samples), or the DTMF packet due instead. */
+  sendFrame(samples: Int16Array): void {
+    if (samples.length !== FRAME_SAMPLES) {
+      throw new RangeError(`an RTP frame is ${FRAME_SAMPLES} samples, got ${samples.length}`);
+    }
+    const target = this.latch.latched ?? this.remote;
+    const send = target !== undefined && !this.closed;
+    const out = this.outgoing;
+    if (this.sender.next(samples, send, out) === 'dtmf-start') {
+      this.stats.dtmfSent++;
+    }
+    if (!send) {
+      this.stats.framesNotSent++;
+      return;
+    }
+    this.rtpSocket.send(out.buffer, 0, out.length, target.port, target.address);
+    this.stats.packetsSent++;
+    this.stats.payloadBytesSent += out.length - RTP_HEADER_BYTES;
+  }
+
+  /** The next 20 ms of the peer's audio as 8 kHz PCM16 (the object is reused). */
+  pullFrame(): JitterBufferFrame {
+    this.stats.framesPulled++;
+    return this.jitter.pull();
+  }
+
+  /** One datagram from the RTP socket. Public so tests can drive it without a network. */
+  receiveRtp(data: Uint8Array, address: string, port: number): void {
+    const stats = this.stats;
+    stats.packetsReceived++;
+    stats.bytesReceived += data.length;
+    const view = this.view;
+    const error = parseRtpPacket(data, view);
+    if (error !== null) {
+      stats.invalidPackets++;
+      stats.lastInvalidCode = error;
+      return;
+    }
+    const eventPt = this.options.telephoneEventPayloadType;
+    const isEvent = eventPt !== undefined && view.payloadType === eventPt;
+    if (!isEvent && view.payloadType !== this.payloadType) {
+      stats.unexpectedPayloadType++;
+      return;
+    }
+    const nowMs = this.now();
+    if (!this.latch.accept(address, port, nowMs)) {
+      stats.ignoredSourcePackets++;
+      return;
+    }
+    stats.relatches = this.latch.relatches;
+    if (view.ssrc !== this.remoteSsrc) {
+      if (this.remoteSsrc !== -1) {
+        stats.ssrcChanges++;
+        this.reframer.reset();
+        this.receiverStats.reset();
+      }
+      this.remoteSsrc = view.ssrc;
+      this.reporter.setRemoteSsrc(view.ssrc);
+    }
+    this.lastPacketMs = nowMs;
+    this.receiverStats.update(view.sequenceNumber, view.timestamp, nowMs, !isEvent);
+    if (isEvent) {
+      this.lastEventPacketMs = nowMs;
+      if (!this.dtmfIn.receive(view.timestamp, data, view.payloadOffset, view.payloadLength)) {
+        stats.invalidPackets++;
+        stats.lastInvalidCode = 'RTP_BAD_EVENT';
+      }
+      return;
+    }
+    stats.audioPacketsReceived++;
+    this.reframer.push(view.timestamp, data, view.payloadOffset, view.payloadLength, nowMs);
+  }
+
+  /** One datagram from the RTCP socket. */
+  receiveRtcp(data: Uint8Array, address: string, port: number): void {
+    const result = parseRtcpCompound(data);
+    if (!result.ok) {
+      this.stats.rtcpInvalid++;
+      return;
+    }
+    // Once the RTP source is latched, RTCP (a BYE above all) is taken only from its host.
+    const latched = this.latch.latched;
+    if (latched !== undefined && latched.address !== address) {
+      this.stats.ignoredSourcePackets++;
+      return;
+    }
+    this.stats.rtcpReceived++;
+    if (this.remoteRtcp?.address !== address || this.remoteRtcp.port !== port) {
+      this.remoteRtcp = { address, port };
+    }
+    const hadBye = this.reporter.remoteBye;
+    this.reporter.receive(result.packets, this.now(), this.sender.ssrc);
+    if (!hadBye && this.reporter.remoteBye) {
+      this.options.onRemoteBye?.(this.reporter.remoteByeReason);
+    }
+  }
+
+  /** The report block the peer last sent about our stream, if any. */
+  get remoteReport(): RtcpReporter['remoteReport'] {
+    return this.reporter.remoteReport;
+  }
+
+  private scheduleInactivityCheck(): void {
+    this.inactivityTimer = this.scheduler.set(INACTIVITY_CHECK_MS, () => {
+      this.inactivityTimer = undefined;
+      if (this.closed) {
+        return;
+      }
+      const nowMs = this.now();
+      if (this.lastEventPacketMs > 0 && nowMs - this.lastEventPacketMs >= DTMF_FLUSH_MS) {
+        this.dtmfIn.flush();
+      }
+      const silentForMs = nowMs - this.lastPacketMs;
+      if (this.receiving && silentForMs >= (this.options.inactivityTimeoutMs ?? 30_000)) {
+        this.options.onInactive?.({
+          reason: 'rtp-timeout',
+          silentForMs,
+          packetsReceived: this.stats.packetsReceived,
+        });
+        return; // reported once
+      }
+      this.scheduleInactivityCheck();
+    });
+  }
+
+  private scheduleRtcp(initial: boolean): void {
+    const delayMs = rtcpIntervalMs({
+      members: 2,
+      senders: 2,
+      weSent: this.stats.packetsSent > 0,
+      averageRtcpSizeBytes: 100,
+      sessionBandwidthBytesPerS: SESSION_BANDWIDTH_BYTES_PER_S,
+      initial,
+      random: this.random,
+    });
+    this.rtcpTimer = this.scheduler.set(delayMs, () => {
+      this.rtcpTimer = undefined;
+      if (this.closed) {
+        return;
+      }
+      void this.sendRtcp();
+      this.scheduleRtcp(false);
+    });
+  }
+
+  /** Sends a report (and a BYE); resolves once the socket has taken it, never rejects. */
+  private sendRtcp(bye?: { reason?: string }): Promise<void> {
+    const target = this.rtcpTarget();
+    if (target === undefined) {
+      return Promise.resolve();
+    }
+    const packets = this.reporter.build(
+      {
+        ssrc: this.sender.ssrc,
+        packetsSent: this.stats.packetsSent,
+        payloadBytesSent: this.stats.payloadBytesSent,
+        currentTimestamp: this.sender.timestamp,
+      },
+      this.now(),
+      this.wallClockMs(),
+      bye,
+    );
+    this.stats.rtcpSent++;
+    return new Promise((resolve) => {
+      this.rtcpSocket.send(serializeRtcpCompound(packets), target.port, target.address, (error) => {
+        if (error) {
+          this.stats.socketErrors++;
+        }
+        resolve();
+      });
+    });
+  }
+
+  private rtcpTarget(): RtpEndpoint | undefined {
+    if (this.remoteRtcp !== undefined) {
+      return this.remoteRtcp;
+    }
+    const rtp = this.latch.latched ?? this.remote;
+    return rtp === undefined ? undefined : { address: rtp.address, port: rtp.port + 1 };
+  }
+
+  /** Sends an RTCP BYE, closes both sockets and returns the ports. Idempotent. */
+  async close(reason?: string): Promise<void> {
+    if (this.closed) {
+      return;
+    }
+    this.closed = true;
+    // The BYE must leave before the socket closes (send completes asynchronously).
+    await this.sendRtcp(reason === undefined ? {} : { reason });
+    if (this.inactivityTimer !== undefined) {
+      this.scheduler.clear(this.inactivityTimer);
+    }
+    if (this.rtcpTimer !== undefined) {
+      this.scheduler.clear(this.rtcpTimer);
+    }
+    await Promise.all([closeUdpSocket(this.rtpSocket), closeUdpSocket(this.rtcpSocket)]);
+    this.options.allocator.release(this.localPort);
+  }
+
+  private newJitterBuffer(): JitterBuffer {
+    return new JitterBuffer({
+      payloadFormat: this.codec === 'PCMU' ? 'pcmu' : 'pcma',
+      sampleRateHz: CLOCK_RATE_HZ,
+      ...(this.options.jitterMinDelayMs === undefined
+        ? {}
+        : { minDelayMs: this.options.jitterMinDelayMs }),
+      ...(this.options.jitterMaxDelayMs === undefined
+        ? {}
+        : { maxDelayMs: this.options.jitterMaxDelayMs }),
+    });
+  }
+}

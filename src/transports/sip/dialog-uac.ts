@@ -1,0 +1,118 @@
+import { randomBytes } from 'node:crypto';
+import { sendInDialog } from './dialog-messages.js';
+import { SipDialog, type SipDialogRequestOptions } from './dialog.js';
+import { SipHeaders } from './headers.js';
+import type { SipRequest, SipResponse } from './message.js';
+import { newTag } from './name-addr.js';
+import type { SipRequestTarget, SipTransactionLayer } from './transaction-layer.js';
+
+export interface OutgoingInviteOptions extends SipDialogRequestOptions {
+  /** The next hop: the trunk's gateway or outbound proxy (an IP literal for now). */
+  readonly target: SipRequestTarget;
+  readonly requestUri: string;
+  /** Our identity, a name-addr without tag: `"Parla" <sip:+15550100@parla.example>`. */
+  readonly from: string;
+  /** The callee, a name-addr: `<sip:+15550123@trunk.example>`. */
+  readonly to: string;
+  /** Route header values for a preloaded route set (an outbound proxy), in order. */
+  readonly routes?: readonly string[];
+}
+
+export type OutgoingInviteResult =
+  | { ok: true; dialog: SipDialog; response: SipResponse }
+  /** A final non-2xx (486, 487 after a cancel, 603…), 408 on timeout, 503 on transport error. */
+  | { ok: false; status: number; response?: SipResponse };
+
+/** An INVITE we sent: its request, its outcome, and a way to cancel it before the answer. */
+export interface OutgoingInvite {
+  readonly request: SipRequest;
+  readonly result: Promise<OutgoingInviteResult>;
+  cancel(): void;
+}
+
+/** An initial INVITE (§8.1.1): new Call-ID and From tag, CSeq 1, our Contact, Max-Forwards. */
+export function buildInvite(
+  options: OutgoingInviteOptions,
+  localTag: string,
+  contact: string,
+  callIdHost: string,
+): SipRequest {
+  const headers = new SipHeaders();
+  for (const route of options.routes ?? []) {
+    headers.append('Route', route);
+  }
+  headers
+    .append('Max-Forwards', '70')
+    .append('From', `${options.from};tag=${localTag}`)
+    .append('To', options.to)
+    .append('Call-ID', `${randomBytes(12).toString('hex')}@${callIdHost}`)
+    .append('CSeq', '1 INVITE')
+    .append('Contact', contact)
+    .append('Supported', 'timer');
+  for (const [name, value] of options.headers ?? []) {
+    headers.append(name, value);
+  }
+  const body = options.body ?? Buffer.alloc(0);
+  if (body.length > 0) {
+    headers.append('Content-Type', options.contentType ?? 'application/sdp');
+  }
+  return { kind: 'request', method: 'INVITE', uri: options.requestUri, headers, body };
+}
+
+/** What placeCall needs from the dialog layer. */
+export interface PlaceCallContext {
+  readonly transactions: SipTransactionLayer;
+  readonly contact: string;
+  readonly callIdHost: string;
+  /** Keeps the new dialog so in-dialog requests from the callee match it. */
+  readonly register: (dialog: SipDialog, response: SipResponse) => void;
+}
+
+/**
+ * Sends an INVITE and resolves with the dialog its first 2xx creates (ACKed here, re-ACKed on
+ * retransmissions), or the failure. A 2xx from another fork gets an ACK and a BYE (§13.2.2.4).
+ */
+export function placeCall(
+  context: PlaceCallContext,
+  options: OutgoingInviteOptions,
+  onProgress?: (response: SipResponse) => void,
+): OutgoingInvite {
+  const { transactions, contact } = context;
+  const transport = options.target.transport;
+  const request = buildInvite(options, newTag(), contact, context.callIdHost);
+  let resolveResult!: (result: OutgoingInviteResult) => void;
+  const result = new Promise<OutgoingInviteResult>((resolve) => (resolveResult = resolve));
+  let dialog: SipDialog | undefined;
+  const ack = (to: SipDialog): void =>
+    transactions.sendStateless(to.createAck(1), to.nextHop() ?? options.target);
+  const transaction = transactions.sendRequest(request, options.target, {
+    onResponse: (response) => {
+      if (response.status < 200) {
+        onProgress?.(response);
+        return;
+      }
+      if (response.status >= 300) {
+        resolveResult({ ok: false, status: response.status, response });
+        return;
+      }
+      const created = SipDialog.asUac(request, response, { localContact: contact, transport });
+      if (created === undefined) {
+        return; // a 2xx without Contact or To tag cannot be ACKed (§12.1.2)
+      }
+      if (dialog === undefined) {
+        dialog = created;
+        context.register(dialog, response);
+        ack(dialog);
+        resolveResult({ ok: true, dialog, response });
+      } else if (created.id === dialog.id) {
+        ack(dialog); // a retransmitted 2xx: our ACK was lost
+      } else {
+        ack(created);
+        void sendInDialog(transactions, created, 'BYE', {}, () => {});
+      }
+    },
+    onTimeout: () => resolveResult({ ok: false, status: 408 }),
+    onTransportError: () => resolveResult({ ok: false, status: 503 }),
+  });
+  return { request, result, cancel: () => transactions.cancel(transaction, options.target) };
+}
