@@ -4,6 +4,7 @@ import { CallEngine } from './calls/call-engine.js';
 import { CallParamsBuilder } from './calls/call-params-builder.js';
 import { createCallReporter } from './calls/reporting/call-reporter.js';
 import { loadPriceTable } from './calls/reporting/price-table.js';
+import { SipServer } from './calls/sip-server.js';
 import { WebsocketCallStarter } from './calls/websocket-call-starter.js';
 import { loadConfig, publicBaseUrl, wsPublicBaseUrl } from './config/load.js';
 import type { Config } from './config/schema.js';
@@ -59,6 +60,11 @@ async function main(): Promise<void> {
   const host = new WorkerHost({
     threads: config.workerThreads === 0 ? availableParallelism() : config.workerThreads,
   });
+  const log = (error: unknown, message: string): void => {
+    if (config.logLevel !== 'silent') {
+      console.error(`${message}:`, error);
+    }
+  };
   const prices = loadPriceTable();
   const engine = new CallEngine({
     store,
@@ -77,15 +83,27 @@ async function main(): Promise<void> {
         publicUrl: publicBaseUrl(config),
         prices,
       }),
-    log: (error, message) => {
-      if (config.logLevel !== 'silent') {
-        console.error(`${message}:`, error);
-      }
-    },
+    log,
   });
   const builder = new CallParamsBuilder(store, {
     providers: providerSettings(config),
     vad: config.vad,
+  });
+  const sipServer = await SipServer.start({
+    store,
+    engine,
+    builder,
+    host: config.host,
+    sipPort: config.sipPort,
+    advertisedHost: config.sipAdvertisedHost,
+    rtpPortMin: config.rtpPortMin,
+    rtpPortMax: config.rtpPortMax,
+    rtpInactivityTimeoutMs: config.rtpInactivityTimeoutMs,
+    log,
+  }).catch((error: unknown) => {
+    // Another process on the SIP port must not keep the API and websocket calls down.
+    console.error(`SIP calls are off: cannot listen on port ${config.sipPort}:`, error);
+    return undefined;
   });
   const wsServer = new WebsocketServer({ registry: engine });
   const wsPort = await wsServer.listen(config.host, config.wsPort);
@@ -105,6 +123,9 @@ async function main(): Promise<void> {
     `Parla API on http://${config.host}:${config.port} (store: ${store.db.kind === 'pglite' ? `embedded, ${dataDir}` : 'PostgreSQL'})\n`,
   );
   process.stdout.write(`Websocket calls on ws://${config.host}:${wsPort}\n`);
+  if (sipServer !== undefined) {
+    process.stdout.write(`SIP calls on ${config.host}:${sipServer.port} (UDP and TCP)\n`);
+  }
 
   let closing = false;
   const shutdown = (signal: string): void => {
@@ -116,6 +137,7 @@ async function main(): Promise<void> {
     // Calls first (their ends are stored), then sockets and threads, the API, the store.
     void engine
       .close({ drainMs: SHUTDOWN_DRAIN_MS })
+      .then(() => sipServer?.close())
       .then(() => wsServer.close())
       .then(() => host.close())
       .then(() => app.close())

@@ -21,6 +21,16 @@ export const ConfigSchema = Type.Object(
     sipPort: Port,
     rtpPortMin: Port,
     rtpPortMax: Port,
+    sipAdvertisedHost: Type.String({
+      maxLength: 253,
+      description:
+        'Address given to SIP peers in Via, Contact and SDP (the public or trunk-facing IP); empty means host',
+    }),
+    rtpInactivityTimeoutMs: Type.Integer({
+      minimum: 1000,
+      maximum: 3600000,
+      description: 'A SIP call with no RTP from the caller for this long ends',
+    }),
     logLevel: Type.Union(
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     ),
@@ -70,6 +80,8 @@ export const ENV_NAMES: Readonly<Record<keyof Static<typeof ConfigSchema>, strin
   sipPort: 'PARLA_SIP_PORT',
   rtpPortMin: 'PARLA_RTP_PORT_MIN',
   rtpPortMax: 'PARLA_RTP_PORT_MAX',
+  sipAdvertisedHost: 'PARLA_SIP_ADVERTISED_HOST',
+  rtpInactivityTimeoutMs: 'PARLA_RTP_INACTIVITY_TIMEOUT_MS',
   logLevel: 'PARLA_LOG_LEVEL',
   secretKey: 'PARLA_SECRET_KEY',
   bodyLimitBytes: 'PARLA_BODY_LIMIT_BYTES',
