@@ -66,6 +66,7 @@ const loop = new Int16Array(speech.length + 2 * RATE_HZ);
 loop.set(speech);
 const loopFrames = Math.floor(loop.length / FRAME_SAMPLES);
 
+const round1 = (value: number): number => Math.round(value * 10) / 10;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function percentile(values: number[], p: number): number {
@@ -115,9 +116,41 @@ function params(callId: string): PipelineCallParams {
   };
 }
 
+/** The pipeline's per-turn latency (src/pipeline/metrics/turn-metrics.ts), as the bench reads it. */
+interface TurnLatency {
+  voiceToVoiceMs: number;
+  vadStopMs: number | null;
+  toModelRequestMs: number | null;
+  toVoiceFirstByteMs: number | null;
+}
+
 interface Turn {
   atMs: number;
-  voiceToVoiceMs: number;
+  latency: TurnLatency;
+}
+
+/**
+ * Parla's share of each stage of a turn, in ms: what each took beyond the fixed waits and fake
+ * latencies on it. Their sum is the added latency.
+ */
+const STAGES = {
+  /** Speech end → the VAD's stop decision, less the 500 ms hold (window rounding, scoring lag). */
+  vadStop: (l: TurnLatency) => sub(l.vadStopMs, VAD_STOP_HOLD_MS),
+  /** Stop decision → end-of-turn decision → model request (waits are 0: one step here). */
+  endOfTurn: (l: TurnLatency) => diff(l.toModelRequestMs, l.vadStopMs),
+  /** Model request → first voice audio, less the fake model's and voice's latencies. */
+  modelAndVoice: (l: TurnLatency) =>
+    sub(diff(l.toVoiceFirstByteMs, l.toModelRequestMs), MODEL_FIRST_TOKEN_MS + VOICE_FIRST_BYTE_MS),
+  /** First voice audio → first assistant frame out. */
+  firstFrameOut: (l: TurnLatency) => diff(l.voiceToVoiceMs, l.toVoiceFirstByteMs),
+};
+
+function diff(a: number | null, b: number | null): number | null {
+  return a === null || b === null ? null : a - b;
+}
+
+function sub(a: number | null, b: number): number | null {
+  return a === null ? null : a - b;
 }
 
 interface Call {
@@ -182,9 +215,8 @@ async function run(host: WorkerHost, threads: number, callCount: number, idleSha
     });
     channel.on('event', (name, data) => {
       if (name === 'metrics') {
-        const { atMs, latency } = data as { atMs: number; latency: { voiceToVoiceMs: number } };
-        call.turns.push({ atMs: performance.now(), voiceToVoiceMs: latency.voiceToVoiceMs });
-        void atMs;
+        const { latency } = data as { latency: TurnLatency };
+        call.turns.push({ atMs: performance.now(), latency });
       } else if (name === 'user-interrupted') {
         call.interruptions += 1;
       }
@@ -251,7 +283,12 @@ async function run(host: WorkerHost, threads: number, callCount: number, idleSha
   const turns = calls.flatMap((call) =>
     call.turns.filter((t) => t.atMs >= t0 && t.atMs <= t0 + wallMs),
   );
-  const added = turns.map((t) => t.voiceToVoiceMs - FIXED_PATH_MS);
+  const added = turns.map((t) => t.latency.voiceToVoiceMs - FIXED_PATH_MS);
+  const stages: Record<string, { p50: number; p99: number }> = {};
+  for (const [name, stage] of Object.entries(STAGES)) {
+    const values = turns.map((t) => stage(t.latency)).filter((v): v is number => v !== null);
+    stages[name] = { p50: round1(percentile(values, 50)), p99: round1(percentile(values, 99)) };
+  }
   const busyPerThread = busySamples.reduce((a, b) => a + b, 0) / busySamples.length / threads;
   return {
     threads,
@@ -269,9 +306,10 @@ async function run(host: WorkerHost, threads: number, callCount: number, idleSha
     interruptions: calls.reduce((n, call) => n + call.interruptions, 0),
     framesOutPerCall: calls.reduce((n, call) => n + call.framesOut, 0) / callCount,
     voiceToVoiceP50Ms: percentile(
-      turns.map((t) => t.voiceToVoiceMs),
+      turns.map((t) => t.latency.voiceToVoiceMs),
       50,
     ),
+    stages,
     addedP50Ms: percentile(added, 50),
     addedP99Ms: percentile(added, 99),
     addedMaxMs: percentile(added, 100),
@@ -285,8 +323,8 @@ console.log(
   `# pipeline-calls: ${cpus()[0]?.model ?? 'cpu'}, ${availableParallelism()} cores, Node ${process.version}`,
 );
 console.log(`fixed path subtracted: ${FIXED_PATH_MS} ms; measurement ${measureMs / 1000} s\n`);
-// One host per thread count, kept for every run and never closed: terminating a thread that
-// loaded onnxruntime-node can abort the process (see docs/benchmarks.md, "Call worker").
+// One host per thread count, kept for every run, closed at the end (threads free their ONNX
+// sessions before they are stopped: see WorkerHost.close).
 const hosts = new Map<number, { host: WorkerHost; idleShare: number }>();
 const results = [];
 for (const { threads, calls } of runs) {
@@ -316,5 +354,19 @@ for (const r of results) {
       `${fmt(r.addedP50Ms, 1)} / ${fmt(r.addedP99Ms, 1)} / ${fmt(r.addedMaxMs, 1)} | ` +
       `${fmt(r.loadAverage, 1)} |`,
   );
+}
+console.log("\nParla's share of each stage, p50 / p99 ms (see STAGES):\n");
+console.log(`| threads × calls | ${Object.keys(STAGES).join(' | ')} |`);
+console.log(
+  `|---|${Object.keys(STAGES)
+    .map(() => '---|')
+    .join('')}`,
+);
+for (const r of results) {
+  const cells = Object.values(r.stages).map((s) => `${fmt(s.p50, 1)} / ${fmt(s.p99, 1)}`);
+  console.log(`| ${r.threads} × ${r.calls} | ${cells.join(' | ')} |`);
+}
+for (const { host } of hosts.values()) {
+  await host.close();
 }
 process.exit(0);

@@ -11,30 +11,34 @@
  * A provider failure ends only this call, with the pipeline's endedReason; no error escapes to
  * the worker thread.
  */
+import { performance } from 'node:perf_hooks';
 import { FrameChunker } from '../media/framing/frame-chunker.js';
 import { Resampler } from '../media/resample/resampler.js';
 import { CallPipeline } from '../pipeline/call-pipeline.js';
 import { endedReasonForFailure } from '../pipeline/conversation/failure.js';
-import type {
-  CallPipelineOptions,
-  FirstMessageMode,
-  PipelineModelConfig,
-  ToolCallResult,
-  ToolRunner,
-} from '../pipeline/conversation/options.js';
-import type { PipelineEvent, PipelineEventSink } from '../pipeline/events.js';
-import type { ModelTool, ModelToolCall } from '../providers/llm/model-provider.js';
+import type { CallPipelineOptions } from '../pipeline/conversation/options.js';
+import type { PipelineEvent } from '../pipeline/events.js';
 import type { CallerVadFactory } from '../pipeline/vad/caller-vad.js';
 import { createSileroCallerVad, SileroScheduler } from '../pipeline/vad/silero-scheduler.js';
 import type { CallHandler, CallHandlerContext, CallHandlerFactory } from '../workers/protocol.js';
 import { ENDED_REASON_HANDLER_ERROR } from '../workers/protocol.js';
+import type { ProviderServerSettings } from './pipeline-call-params.js';
+import {
+  booleanOr,
+  buildPipelineOptions,
+  isRecord,
+  parsePipelineCallParams,
+  type ControlRecord,
+} from './pipeline-call-options.js';
+import { ToolResultsBroker } from './tool-results-broker.js';
 import {
   callProviders,
   UnknownProviderError,
   workerProviders,
   type WorkerProviders,
 } from './worker-providers.js';
-import type { PipelineCallParams, ProviderServerSettings } from './pipeline-call-params.js';
+
+export { buildPipelineOptions, parsePipelineCallParams } from './pipeline-call-options.js';
 
 const FRAME_MS = 20;
 /** Caller audio is resampled this many input samples at a time (bounds the scratch buffer). */
@@ -50,264 +54,6 @@ export interface PipelineCallHandlerDeps {
   sileroScheduler?: () => SileroScheduler;
   /** Extra pipeline options (tests and benchmarks: timeouts, hang notifications). */
   pipelineOverrides?: Partial<CallPipelineOptions>;
-}
-
-type ControlRecord = Record<string, unknown>;
-
-const isRecord = (value: unknown): value is ControlRecord =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-const recordOr = (value: unknown, fallback: ControlRecord): ControlRecord =>
-  isRecord(value) ? value : fallback;
-const stringOr = (value: unknown): string | undefined =>
-  typeof value === 'string' ? value : undefined;
-const numberOr = (value: unknown): number | undefined =>
-  typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-const booleanOr = (value: unknown): boolean | undefined =>
-  typeof value === 'boolean' ? value : undefined;
-
-/** What the call uses when the assistant names no transcriber, voice or model. */
-const DEFAULT_TRANSCRIBER = { provider: 'deepgram' };
-const DEFAULT_VOICE = { provider: 'openai', voiceId: 'alloy' };
-const DEFAULT_MODEL = { provider: 'openai', model: 'gpt-4o-mini' };
-const FIRST_MESSAGE_MODES = new Set<string>([
-  'assistant-speaks-first',
-  'assistant-waits-for-user',
-  'assistant-speaks-first-with-model-generated-message',
-]);
-/** The built-in tool that ends the call (`{type: 'endCall'}`, or endCallFunctionEnabled). */
-const END_CALL_TOOL: ModelTool = {
-  name: 'endCall',
-  description: 'End the call. Use it when the conversation is over.',
-  parameters: { type: 'object', properties: {} },
-};
-/** A tool call the host has not answered this long gets an error result. */
-const TOOL_RESULT_TIMEOUT_MS = 20_000;
-
-/**
- * Checks the structured-cloned params (the main thread built them, but a worker trusts no
- * message): throws a TypeError naming the first bad field.
- */
-export function parsePipelineCallParams(raw: unknown, sampleRateHz: number): PipelineCallParams {
-  if (!isRecord(raw)) {
-    throw new TypeError('pipeline call params must be an object');
-  }
-  for (const field of ['assistant', 'variableValues', 'credentials', 'providers']) {
-    if (!isRecord(raw[field])) {
-      throw new TypeError(`pipeline call params: ${field} must be an object`);
-    }
-  }
-  const rate = raw.transportSampleRateHz;
-  if (
-    rate !== sampleRateHz ||
-    !Number.isInteger(rate) ||
-    sampleRateHz < 8000 ||
-    sampleRateHz > 48000
-  ) {
-    throw new TypeError(
-      `pipeline call params: transportSampleRateHz (${String(rate)}) must be the call's rate ` +
-        `(${sampleRateHz}), an integer in 8000–48000`,
-    );
-  }
-  if (raw.vad !== 'silero' && raw.vad !== 'energy') {
-    throw new TypeError('pipeline call params: vad must be "silero" or "energy"');
-  }
-  return raw as unknown as PipelineCallParams;
-}
-
-/** The assistant's `model` as the pipeline's model config (system prompt, tools, sampling). */
-function modelConfigOf(
-  model: ControlRecord,
-  assistant: ControlRecord,
-): { config: PipelineModelConfig; endCallToolNames: string[] } {
-  const messages = Array.isArray(model.messages) ? model.messages : [];
-  const system = messages
-    .filter((m): m is ControlRecord => isRecord(m) && m.role === 'system')
-    .map((m) => stringOr(m.content) ?? '')
-    .filter((text) => text !== '');
-  const systemPrompt = system.length > 0 ? system.join('\n\n') : stringOr(model.systemPrompt);
-  const tools: ModelTool[] = [];
-  const endCallToolNames: string[] = [];
-  const addEndCall = (): void => {
-    if (!endCallToolNames.includes(END_CALL_TOOL.name)) {
-      tools.push(END_CALL_TOOL);
-      endCallToolNames.push(END_CALL_TOOL.name);
-    }
-  };
-  for (const tool of Array.isArray(model.tools) ? model.tools : []) {
-    if (!isRecord(tool)) {
-      continue;
-    }
-    if (tool.type === 'endCall') {
-      addEndCall();
-      continue;
-    }
-    const fn = recordOr(tool.function, {});
-    const name = stringOr(fn.name);
-    if (name !== undefined && name !== '') {
-      const description = stringOr(fn.description);
-      tools.push({
-        name,
-        ...(description === undefined ? {} : { description }),
-        ...(isRecord(fn.parameters) ? { parameters: fn.parameters } : {}),
-      });
-    }
-  }
-  if (assistant.endCallFunctionEnabled === true) {
-    addEndCall();
-  }
-  const temperature = numberOr(model.temperature);
-  const maxTokens = numberOr(model.maxTokens);
-  return {
-    config: {
-      model: stringOr(model.model) ?? DEFAULT_MODEL.model,
-      apiKey: null,
-      ...(systemPrompt === undefined ? {} : { systemPrompt }),
-      ...(tools.length === 0 ? {} : { tools }),
-      ...(temperature === undefined ? {} : { temperature }),
-      ...(maxTokens === undefined ? {} : { maxTokens }),
-    },
-    endCallToolNames,
-  };
-}
-
-type BuiltOptions = Omit<
-  CallPipelineOptions,
-  'model' | 'transcriber' | 'transcriberConfig' | 'voice' | 'voiceConfig'
->;
-
-/** The CallPipeline options the assistant asks for, without the providers. */
-export function buildPipelineOptions(
-  params: PipelineCallParams,
-  call: {
-    sampleRateHz: 8000 | 16000;
-    vad: CallerVadFactory | undefined;
-    runTools: ToolRunner;
-    onEvent: PipelineEventSink;
-  },
-): {
-  configs: { model: ControlRecord; transcriber: ControlRecord; voice: ControlRecord };
-  options: BuiltOptions;
-} {
-  const a = params.assistant as ControlRecord;
-  const model = recordOr(a.model, DEFAULT_MODEL);
-  const voice = recordOr(a.voice, DEFAULT_VOICE);
-  const { config: modelConfig, endCallToolNames } = modelConfigOf(model, a);
-  const mode = stringOr(a.firstMessageMode);
-  const phrases = Array.isArray(a.endCallPhrases)
-    ? a.endCallPhrases.filter((p): p is string => typeof p === 'string')
-    : undefined;
-  const options: BuiltOptions = {
-    sampleRateHz: call.sampleRateHz,
-    modelConfig,
-    onEvent: call.onEvent,
-    runTools: call.runTools,
-    vad: call.vad,
-    variableValues: params.variableValues,
-    firstMessage: stringOr(a.firstMessage),
-    firstMessageMode:
-      mode !== undefined && FIRST_MESSAGE_MODES.has(mode) ? (mode as FirstMessageMode) : undefined,
-    firstMessageInterruptionsEnabled: booleanOr(a.firstMessageInterruptionsEnabled),
-    startSpeakingPlan: isRecord(a.startSpeakingPlan) ? a.startSpeakingPlan : undefined,
-    stopSpeakingPlan: isRecord(a.stopSpeakingPlan) ? a.stopSpeakingPlan : undefined,
-    chunkPlan: isRecord(voice.chunkPlan) ? voice.chunkPlan : undefined,
-    endCallPhrases: phrases,
-    endCallMessage: stringOr(a.endCallMessage),
-    endCallToolNames: endCallToolNames.length === 0 ? undefined : endCallToolNames,
-    maxDurationSeconds: numberOr(a.maxDurationSeconds),
-    silenceTimeoutSeconds: numberOr(a.silenceTimeoutSeconds),
-    backgroundSpeechDenoisingPlan: isRecord(a.backgroundSpeechDenoisingPlan)
-      ? a.backgroundSpeechDenoisingPlan
-      : undefined,
-    messagePlan: isRecord(a.messagePlan) ? a.messagePlan : undefined,
-    hooks: Array.isArray(a.hooks) ? a.hooks.filter(isRecord) : undefined,
-    backgroundSound: a.backgroundSound === 'office' ? 'office' : 'off',
-    modelOutputInMessagesEnabled: booleanOr(a.modelOutputInMessagesEnabled),
-  } as BuiltOptions;
-  return {
-    configs: { model, transcriber: recordOr(a.transcriber, DEFAULT_TRANSCRIBER), voice },
-    options,
-  };
-}
-
-interface PendingTools {
-  readonly ids: readonly string[];
-  readonly results: Map<string, ToolCallResult>;
-  readonly resolve: (results: readonly ToolCallResult[]) => void;
-  readonly timer: NodeJS.Timeout;
-}
-
-/**
- * The pipeline's runTools: each batch of tool calls waits for the host's `tool-results` message
- * (the pipeline has already emitted `tool-calls`); a call not answered within
- * TOOL_RESULT_TIMEOUT_MS gets an error result. Interruption or the end of the call drops the batch.
- */
-class ToolResultsBroker {
-  readonly #pending = new Set<PendingTools>();
-
-  wait(
-    toolCalls: readonly ModelToolCall[],
-    _turnId: number,
-    signal: AbortSignal,
-  ): Promise<readonly ToolCallResult[]> {
-    return new Promise((resolve) => {
-      const batch: PendingTools = {
-        ids: toolCalls.map((call) => call.id),
-        results: new Map(),
-        resolve,
-        timer: setTimeout(
-          () => this.#settle(batch, 'no result from the tool server'),
-          TOOL_RESULT_TIMEOUT_MS,
-        ),
-      };
-      batch.timer.unref();
-      this.#pending.add(batch);
-      signal.addEventListener('abort', () => this.#settle(batch, 'cancelled'), { once: true });
-    });
-  }
-
-  /** A `tool-results` message's `results`: `[{toolCallId, name?, result?, error?}]`. */
-  resolve(results: unknown): void {
-    if (!Array.isArray(results)) {
-      throw new TypeError('tool-results: results must be an array');
-    }
-    for (const entry of results) {
-      if (!isRecord(entry) || typeof entry.toolCallId !== 'string') {
-        continue;
-      }
-      for (const batch of this.#pending) {
-        if (batch.ids.includes(entry.toolCallId)) {
-          const name = stringOr(entry.name);
-          const error = stringOr(entry.error);
-          batch.results.set(entry.toolCallId, {
-            toolCallId: entry.toolCallId,
-            ...(name === undefined ? {} : { name }),
-            ...(error === undefined ? { result: entry.result } : { error }),
-          });
-          if (batch.results.size === batch.ids.length) {
-            this.#settle(batch, '');
-          }
-        }
-      }
-    }
-  }
-
-  cancel(): void {
-    for (const batch of [...this.#pending]) {
-      this.#settle(batch, 'the call ended');
-    }
-  }
-
-  #settle(batch: PendingTools, missingError: string): void {
-    if (!this.#pending.delete(batch)) {
-      return;
-    }
-    clearTimeout(batch.timer);
-    batch.resolve(
-      batch.ids.map(
-        (id) => batch.results.get(id) ?? { toolCallId: id, error: missingError || 'no result' },
-      ),
-    );
-  }
 }
 
 function describeError(error: unknown): string {
@@ -338,6 +84,7 @@ class PipelineCall implements CallHandler {
   /** Frames of resampler tail still to send after the assistant's audio stopped. */
   #tailFrames = 0;
   #ended = false;
+  #tickQueued = false;
 
   constructor(
     ctx: CallHandlerContext,
@@ -365,6 +112,7 @@ class PipelineCall implements CallHandler {
     if (params.vad === 'silero') {
       const scheduler = schedulerFor();
       ctx.addTickHook(scheduler.tickHook);
+      ctx.addShutdownHook(scheduler.releaseHook);
       ctx.setThreadStats('silero', () => scheduler.stats());
       vad = createSileroCallerVad(scheduler, (error) =>
         this.#fail(ENDED_REASON_HANDLER_ERROR, error),
@@ -376,6 +124,9 @@ class PipelineCall implements CallHandler {
       runTools: (toolCalls, turnId, signal) => this.#tools.wait(toolCalls, turnId, signal),
       onEvent: (event) => this.#onEvent(event),
     });
+    // The worker's clock and the frames' stamps are both performance.now().
+    const clock = (): number => performance.now();
+    const onAudioReady = (): void => this.#tickSoon();
     let providers;
     try {
       providers = callProviders(providersFor(params.providers), params, configs);
@@ -393,6 +144,8 @@ class PipelineCall implements CallHandler {
     }
     this.#pipeline = new CallPipeline({
       ...options,
+      clock,
+      onAudioReady,
       ...overrides,
       model: providers.model,
       modelConfig: { ...options.modelConfig, ...providers.modelEndpoint },
@@ -441,10 +194,28 @@ class PipelineCall implements CallHandler {
     const framesAfter = this.#framesInPush - 1 - this.#frameIndex;
     this.#frameIndex += 1;
     const nowMs = this.#pushNowMs;
-    const stampedMs = nowMs - framesAfter * FRAME_MS;
-    const ptsMs = Math.min(nowMs, Math.max(stampedMs, this.#lastFramePtsMs + FRAME_MS));
+    // A frame's stamp is its start: the last frame of the push ends at its arrival.
+    const stampedMs = nowMs - (framesAfter + 1) * FRAME_MS;
+    const ptsMs = Math.min(nowMs - FRAME_MS, Math.max(stampedMs, this.#lastFramePtsMs + FRAME_MS));
     this.#lastFramePtsMs = ptsMs;
     this.#pipeline?.pushCallerFrame(frame, ptsMs);
+  }
+
+  /**
+   * The first audio of a reply is queued: the call ticks at once (after the voice's stream has
+   * returned to the event loop's microtasks) rather than at the next clock tick.
+   */
+  #tickSoon(): void {
+    if (this.#tickQueued) {
+      return;
+    }
+    this.#tickQueued = true;
+    queueMicrotask(() => {
+      this.#tickQueued = false;
+      if (!this.#ended) {
+        this.#ctx.tickNow();
+      }
+    });
   }
 
   onTick(nowMs: number, out: Int16Array): number {

@@ -2,12 +2,14 @@ import type { ModelMessage } from '../providers/llm/model-provider.js';
 import type { TranscriberEvent } from '../providers/stt/transcriber.js';
 import type { ProviderKind } from '../providers/ended-reason.js';
 import { AssistantSpeaker } from './conversation/assistant-speaker.js';
+import { CallEnding } from './conversation/call-ending.js';
 import { CallTimeouts } from './conversation/call-timeouts.js';
 import { CallerInput } from './conversation/caller-input.js';
 import { endedReasonForFailure } from './conversation/failure.js';
 import { ConversationHistory } from './conversation/history.js';
 import { checkSayContent, toModelMessage, type SayOptions } from './conversation/live-control.js';
 import { substituteVariables, type CallPipelineOptions } from './conversation/options.js';
+import { answerTurn, MODEL_REPLY, type TurnAnswerContext } from './conversation/turn-answer.js';
 import { Endpointer } from './endpointing/endpointer.js';
 import { compileEndpointingPlan } from './endpointing/endpointing-plan.js';
 import type { PipelineEvent } from './events.js';
@@ -33,9 +35,6 @@ export type {
 } from './conversation/options.js';
 export type { AddedMessage, SayOptions } from './conversation/live-control.js';
 
-/** A model reply answering the customer (or an added message). */
-const MODEL_REPLY = { text: null, isFirstMessage: false, interruptible: null, endCallReason: null };
-
 /**
  * One call's voice pipeline, driven by its owner's media clock: caller frames in
  * (pushCallerFrame), assistant frames out (tick), events to `onEvent`, live call control (say,
@@ -54,6 +53,8 @@ export class CallPipeline {
   readonly #openController = new AbortController();
   readonly #history: ConversationHistory;
   readonly #timeouts: CallTimeouts;
+  readonly #ending: CallEnding;
+  readonly #turnAnswer: TurnAnswerContext;
   readonly #ambience: OfficeAmbience | null;
   #nowMs = 0;
   #started = false;
@@ -78,9 +79,9 @@ export class CallPipeline {
       endpointer: this.#endpointer,
       bargeIn: this.#bargeIn,
       metrics: this.#metrics,
-      now: () => this.#nowMs,
+      now: () => this.#catchUpClock(),
       emit: (event) => this.#emit(event),
-      end: (reason) => this.end(reason),
+      end: (reason) => this.#ending.request(reason, this.#nowMs),
       fail: (failure) => {
         const provider = failure.kind === 'model' ? options.model.name : options.voice.name;
         this.#fail(failure.kind, provider, failure.error);
@@ -91,8 +92,16 @@ export class CallPipeline {
       customerHasFloor: () =>
         this.#caller.inSpeech || this.#endpointer.pendingEndOfTurnAtMs !== null,
       emit: (event) => this.#emit(event),
-      end: (reason) => this.end(reason),
+      end: (reason) => this.#ending.request(reason, this.#nowMs),
     });
+    this.#ending = new CallEnding(options, this.#speaker, (reason) => this.end(reason));
+    this.#turnAnswer = {
+      speaker: this.#speaker,
+      history: this.#history,
+      metrics: this.#metrics,
+      waitMs: secondsToMs(this.#startPlan.waitSeconds),
+      conversationUpdate: () => this.#conversationUpdate(),
+    };
     // Last: the VAD it creates may hold resources (a batched scheduler's slot) until close().
     this.#caller = new CallerInput({
       sampleRateHz: options.sampleRateHz,
@@ -167,9 +176,9 @@ export class CallPipeline {
       out.fill(0);
       return 0;
     }
-    if (this.#timeouts.exceededMaxDuration(nowMs)) {
+    this.#ending.checkMaxDuration(nowMs, this.#timeouts);
+    if (this.#ended) {
       out.fill(0);
-      this.end('exceeded-max-duration');
       return 0;
     }
     this.#pollEndOfTurn(nowMs);
@@ -287,7 +296,15 @@ export class CallPipeline {
     });
   }
 
+  /** Between ticks: moves the pipeline's time on to the owner's clock, if it has one. */
+  #catchUpClock(): number {
+    const clock = this.#options.clock;
+    this.#nowMs = clock === undefined ? this.#nowMs : Math.max(this.#nowMs, clock());
+    return this.#nowMs;
+  }
+
   #onVadEvent(event: VadEvent): void {
+    this.#catchUpClock();
     this.#timeouts.onCustomerSpeech(this.#nowMs, event.type === 'speech-start');
     const status = event.type === 'speech-start' ? 'started' : 'stopped';
     this.#emit({
@@ -310,7 +327,10 @@ export class CallPipeline {
       this.#bargeIn.onSpeechStop(event.atMs);
       if (active === null) {
         this.#metrics.markCallerAudioEnd(event.atMs);
+        this.#metrics.markSpeechStopDecided(this.#nowMs);
       }
+      // With no wait left, the end of turn is decided now rather than at the next tick.
+      this.#pollEndOfTurn(this.#nowMs);
     }
   }
 
@@ -325,6 +345,7 @@ export class CallPipeline {
     if (event.type !== 'transcript') {
       return;
     }
+    this.#catchUpClock();
     const now = this.#nowMs;
     if (event.text.trim() !== '') {
       this.#emit({
@@ -348,6 +369,7 @@ export class CallPipeline {
     if (event.speechFinal) {
       this.#endpointer.onTranscriberEndOfTurn(now);
     }
+    this.#pollEndOfTurn(this.#nowMs);
   }
 
   #onInterruption(decision: InterruptionDecision | null, isFinal: boolean): void {
@@ -366,31 +388,11 @@ export class CallPipeline {
     }
   }
 
+  /** In tick, and between ticks when a VAD decision or a transcript makes it due at once. */
   #pollEndOfTurn(nowMs: number): void {
-    const decision = this.#endpointer.poll(nowMs);
-    if (decision === null || decision.transcript === '') {
-      return;
+    const decision = this.#started && !this.#ended ? this.#endpointer.poll(nowMs) : null;
+    if (decision !== null && decision.transcript !== '') {
+      answerTurn(this.#turnAnswer, decision);
     }
-    let userText = decision.transcript;
-    const previous = this.#speaker.active;
-    if (previous !== null && (previous.audible || !previous.interruptible)) {
-      // The turn ended over a message being said: it is answered once that message is over.
-      this.#history.add('user', userText);
-      this.#conversationUpdate();
-      this.#speaker.speak({ ...MODEL_REPLY, userText });
-      return;
-    }
-    if (previous !== null) {
-      // The customer went on before the reply was heard: answer everything they said instead.
-      this.#speaker.drop(previous);
-      if (previous.userText !== '' && this.#history.takeBackUser(previous.userText)) {
-        userText = `${previous.userText} ${userText}`;
-      }
-    }
-    this.#metrics.markEndOfTurn(decision.endOfTurnAtMs);
-    this.#history.add('user', userText);
-    this.#conversationUpdate();
-    const notBeforeMs = decision.endOfTurnAtMs + secondsToMs(this.#startPlan.waitSeconds);
-    this.#speaker.speak({ ...MODEL_REPLY, notBeforeMs, userText }, true);
   }
 }

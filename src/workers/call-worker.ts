@@ -6,12 +6,20 @@
  */
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { parentPort, threadId, workerData, type MessagePort } from 'node:worker_threads';
+import {
+  BroadcastChannel,
+  parentPort,
+  threadId,
+  workerData,
+  type MessagePort,
+} from 'node:worker_threads';
+import { installSessionLoadGate } from '../pipeline/vad/session-load-gate.js';
 import { MediaClock } from './media-clock.js';
 import {
   ENDED_REASON_HANDLER_ERROR,
   ENDED_REASON_HANDLER_NOT_FOUND,
   FRAME_MS,
+  isReleaseRequest,
   type CallHandler,
   type CallHandlerFactory,
   type CallStartTask,
@@ -23,8 +31,12 @@ import {
 } from './protocol.js';
 
 const DEFAULT_SAMPLE_RATE_HZ = 16_000;
-const HEARTBEAT_INTERVAL_MS =
-  Number((workerData as { heartbeatIntervalMs?: unknown } | null)?.heartbeatIntervalMs) || 250;
+const threadData = (workerData ?? {}) as {
+  heartbeatIntervalMs?: unknown;
+  controlChannel?: unknown;
+  sessionLoadLock?: unknown;
+};
+const HEARTBEAT_INTERVAL_MS = Number(threadData.heartbeatIntervalMs) || 250;
 
 /** How long a handler module may take to load before the host declares the thread stalled. */
 const MODULE_LOAD_GRACE_MS = 60_000;
@@ -99,6 +111,41 @@ process.on('unhandledRejection', (reason) => {
   unhandled.lastMessage = describe(reason).message;
 });
 
+if (threadData.sessionLoadLock instanceof SharedArrayBuffer) {
+  installSessionLoadGate(threadData.sessionLoadLock);
+}
+
+/** Native resources to free before the thread stops (see CallHandlerContext.addShutdownHook). */
+const shutdownHooks = new Set<() => Promise<void> | void>();
+let released: Promise<void> | undefined;
+
+function releaseThread(): Promise<void> {
+  released ??= (async () => {
+    for (const hook of shutdownHooks) {
+      try {
+        await hook();
+      } catch (error) {
+        parentPort?.postMessage({
+          type: 'parla-worker-hook-error',
+          message: describe(error).message,
+        });
+      }
+    }
+  })();
+  return released;
+}
+
+if (typeof threadData.controlChannel === 'string') {
+  const control = new BroadcastChannel(threadData.controlChannel);
+  control.unref();
+  control.onmessage = (event) => {
+    const message = (event as MessageEvent).data as unknown;
+    if (isReleaseRequest(message) && (message.threadId ?? threadId) === threadId) {
+      void releaseThread().then(() => control.postMessage({ type: 'parla-released', threadId }));
+    }
+  };
+}
+
 if (parentPort !== null) {
   sendHeartbeat();
   setInterval(() => sendHeartbeat(), HEARTBEAT_INTERVAL_MS).unref();
@@ -150,6 +197,12 @@ class WorkerCall {
         end: (reason) => this.end(reason),
         addTickHook: (hook) => clock.addHook(hook),
         setThreadStats: (name, read) => threadStats.set(name, read),
+        addShutdownHook: (hook) => shutdownHooks.add(hook),
+        tickNow: () => {
+          if (!this.ended && this.handler !== undefined) {
+            this.tick(performance.now());
+          }
+        },
       });
       this.handler.onStart(performance.now());
     });
@@ -231,6 +284,36 @@ class WorkerCall {
   }
 }
 
+/** Call starts run for at most this long in one turn of the event loop (see queueStart). */
+const START_BUDGET_MS = 10;
+const startQueue: (() => void)[] = [];
+let drainingStarts = false;
+
+/**
+ * Many calls starting at once (each builds its pipeline) must not hold the thread past its
+ * heartbeat or delay the media clock by much: starts run from a queue, START_BUDGET_MS at a time,
+ * with a turn of the event loop (timers, audio, heartbeats) between batches.
+ */
+function queueStart(start: () => void): void {
+  startQueue.push(start);
+  if (!drainingStarts) {
+    drainingStarts = true;
+    setImmediate(drainStarts);
+  }
+}
+
+function drainStarts(): void {
+  const untilMs = performance.now() + START_BUDGET_MS;
+  while (startQueue.length > 0 && performance.now() < untilMs) {
+    startQueue.shift()!();
+  }
+  if (startQueue.length > 0) {
+    setImmediate(drainStarts);
+  } else {
+    drainingStarts = false;
+  }
+}
+
 /** Piscina task: run one call until it ends. */
 export default async function runCall(task: CallStartTask): Promise<CallTaskResult> {
   const call = new WorkerCall(task, task.port);
@@ -248,6 +331,7 @@ export default async function runCall(task: CallStartTask): Promise<CallTaskResu
     call.fail(ENDED_REASON_HANDLER_NOT_FOUND, error);
     return call.done;
   }
-  call.start(factory);
+  const ready = factory;
+  queueStart(() => call.start(ready));
   return call.done;
 }

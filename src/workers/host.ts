@@ -11,13 +11,15 @@
  */
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { MessageChannel, type Worker } from 'node:worker_threads';
+import { randomUUID } from 'node:crypto';
+import { BroadcastChannel, MessageChannel, type Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { CallChannel } from './call-channel.js';
 import {
   ENDED_REASON_WORKER_DIED,
   ENDED_REASON_WORKER_SHUTDOWN,
   isHeartbeatMessage,
+  isReleasedNotice,
   type CallStartOptions,
   type CallStartTask,
   type CallTaskResult,
@@ -66,6 +68,12 @@ function defaultWorkerEntry(): { filename: string; execArgv: string[] } {
 }
 
 const SETTLE_BEFORE_TERMINATE_MS = 100;
+/** How long threads get to free native resources (ONNX sessions) before they are stopped. */
+const RELEASE_TIMEOUT_MS = 2000;
+/** A thread declared stalled gets this long to free them (a live one answers at once). */
+const STALLED_RELEASE_TIMEOUT_MS = 250;
+/** One lock word for the whole process: every host's threads load ONNX sessions one at a time. */
+const SESSION_LOAD_LOCK = new SharedArrayBuffer(4);
 
 const sleep = (ms: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, ms).unref());
@@ -78,6 +86,8 @@ export class WorkerHost {
   private readonly terminating = new Set<Promise<void>>();
   private readonly heartbeatTimeoutMs: number;
   private readonly watchdog: NodeJS.Timeout;
+  private readonly control: BroadcastChannel;
+  private readonly releaseWaiters = new Set<(threadId: number) => void>();
   private closing = false;
   private closed: Promise<void> | undefined;
   /** Threads declared dead (crashed or stalled) so far. */
@@ -88,6 +98,17 @@ export class WorkerHost {
     const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 250;
     this.heartbeatTimeoutMs = options.heartbeatTimeoutMs ?? 2000;
     const entry = defaultWorkerEntry();
+    const controlChannel = `parla-worker-control-${randomUUID()}`;
+    this.control = new BroadcastChannel(controlChannel);
+    this.control.unref();
+    this.control.onmessage = (event) => {
+      const message = (event as MessageEvent).data as unknown;
+      if (isReleasedNotice(message)) {
+        for (const waiter of [...this.releaseWaiters]) {
+          waiter(message.threadId);
+        }
+      }
+    };
     this.pool = new Piscina<CallStartTask, CallTaskResult>({
       filename: options.filename ?? entry.filename,
       execArgv: options.execArgv ?? entry.execArgv,
@@ -96,7 +117,7 @@ export class WorkerHost {
       concurrentTasksPerWorker: options.maxCallsPerThread ?? 1000,
       // Calls are long-lived async tasks: the worker's event loop must keep running.
       atomics: 'disabled',
-      workerData: { heartbeatIntervalMs },
+      workerData: { heartbeatIntervalMs, controlChannel, sessionLoadLock: SESSION_LOAD_LOCK },
     });
     this.pool.on('message', (message: unknown) => {
       if (isHeartbeatMessage(message)) {
@@ -174,10 +195,38 @@ export class WorkerHost {
       channel.finish(ENDED_REASON_WORKER_SHUTDOWN);
     }
     clearInterval(this.watchdog);
-    // Native work a call started (an onnxruntime inference) finishes within milliseconds once the
-    // calls are gone; terminating a thread in the middle of one can abort the whole process.
+    // Threads free their ONNX sessions first: terminating a thread that holds one, or is in the
+    // middle of an inference, has aborted the whole process.
+    await this.releaseThreads([...this.threads.keys()], RELEASE_TIMEOUT_MS);
     await new Promise((resolve) => setTimeout(resolve, SETTLE_BEFORE_TERMINATE_MS));
     await this.pool.destroy();
+    this.control.close();
+  }
+
+  /** Asks threads to run their shutdown hooks; resolves once each answered or after timeoutMs. */
+  private releaseThreads(threadIds: readonly number[], timeoutMs: number): Promise<void> {
+    if (threadIds.length === 0) {
+      return Promise.resolve();
+    }
+    const waiting = new Set(threadIds);
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.releaseWaiters.delete(onReleased);
+        resolve();
+      };
+      const onReleased = (threadId: number): void => {
+        waiting.delete(threadId);
+        if (waiting.size === 0) {
+          done();
+        }
+      };
+      // Ref'd: the process must not exit while its threads free their sessions.
+      const timer = setTimeout(done, timeoutMs);
+      this.releaseWaiters.add(onReleased);
+      const threadId = threadIds.length === 1 ? threadIds[0]! : null;
+      this.control.postMessage({ type: 'parla-release', threadId });
+    });
   }
 
   private allEnded(): Promise<unknown> {
@@ -220,9 +269,10 @@ export class WorkerHost {
         const worker = this.findThread(threadId);
         this.declareDead(threadId);
         if (worker !== undefined) {
-          // Stalled, not exited: terminate it so Piscina fails its tasks and replaces it.
-          const terminated = worker
-            .terminate()
+          // Stalled, not exited: terminate it so Piscina fails its tasks and replaces it. A thread
+          // that is only slow frees its ONNX session first; a stuck one is stopped anyway.
+          const terminated = this.releaseThreads([threadId], STALLED_RELEASE_TIMEOUT_MS)
+            .then(() => worker.terminate())
             .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
             .finally(() => this.terminating.delete(terminated));
           this.terminating.add(terminated);

@@ -169,6 +169,48 @@ export interface CallHandlerContext {
   addTickHook(hook: (nowMs: number) => void): void;
   /** Publishes thread-wide figures in every heartbeat under `name` (last reader wins). */
   setThreadStats(name: string, read: () => unknown): void;
+  /**
+   * Ticks this call at once, outside the clock's schedule (its frame, if any, goes out now); the
+   * clock's own ticks go on as before. For the first frame of a reply, so it need not wait for
+   * the next tick.
+   */
+  tickNow(): void;
+  /**
+   * Runs `hook` once when the host shuts the thread down (or replaces it), before the thread is
+   * stopped: for native resources that must be freed first (an ONNX session). Thread-wide: adding
+   * the same function again does nothing.
+   */
+  addShutdownHook(hook: () => Promise<void> | void): void;
+}
+
+/**
+ * Host ↔ threads, on a BroadcastChannel named by `workerData.controlChannel` (Piscina owns the
+ * threads' parentPort input): the host asks one thread (or all: threadId null) to release its
+ * native resources; each answers once its shutdown hooks have run.
+ */
+export interface ReleaseRequest {
+  type: 'parla-release';
+  threadId: number | null;
+}
+
+export interface ReleasedNotice {
+  type: 'parla-released';
+  threadId: number;
+}
+
+export function isReleaseRequest(value: unknown): value is ReleaseRequest {
+  const v = value as Partial<ReleaseRequest> | null;
+  return typeof v === 'object' && v !== null && v.type === 'parla-release';
+}
+
+export function isReleasedNotice(value: unknown): value is ReleasedNotice {
+  const v = value as Partial<ReleasedNotice> | null;
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    v.type === 'parla-released' &&
+    typeof v.threadId === 'number'
+  );
 }
 
 export type CallHandlerFactory = (context: CallHandlerContext) => CallHandler;

@@ -279,6 +279,41 @@ describe('the pipeline call handler in a worker thread', () => {
     expect(await unknown.channel.ended).toBe('pipeline-error-nope-voice-failed');
   });
 
+  it('starts the conversation with model.messages and says a call.ending hook before ending', async () => {
+    model.enqueue({ chunks: ['Welcome back.'] });
+    const call = startCall(
+      {
+        firstMessageMode: 'assistant-speaks-first-with-model-generated-message',
+        silenceTimeoutSeconds: 1,
+        hooks: [
+          {
+            on: 'call.ending',
+            filters: [{ type: 'oneOf', key: 'call.endedReason', oneOf: ['silence-timed-out'] }],
+            do: [{ type: 'say', exact: 'Goodbye, {{name}}.' }],
+          },
+        ],
+        model: {
+          provider: 'openai',
+          model: 'gpt-4o-mini',
+          messages: [
+            { role: 'system', content: 'Be brief.' },
+            { role: 'user', content: 'My name is {{name}}.' },
+            { role: 'assistant', content: 'Hello {{name}}.' },
+          ],
+        },
+      },
+      { vad: 'energy' },
+    );
+    expect(await call.channel.ended).toBe('silence-timed-out');
+    expect(model.sentBody(0).messages).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'My name is Ada.' },
+      { role: 'assistant', content: 'Hello Ada.' },
+    ]);
+    const said = call.events.filter((e) => e.name === 'voice-input').map((e) => e.data.input);
+    expect(said).toEqual(['Welcome back.', 'Goodbye, Ada.']);
+  });
+
   it('answers tool calls through tool-results and routes live control', async () => {
     model.enqueue(
       { toolCalls: [{ id: 'call-1', name: 'lookup', argumentChunks: ['{"q":', '"x"}'] }] },

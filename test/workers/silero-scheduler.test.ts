@@ -5,6 +5,7 @@ import { Resampler } from '../../src/media/resample/resampler.js';
 import type { CallerVadFactory } from '../../src/pipeline/vad/caller-vad.js';
 import { SileroModel } from '../../src/pipeline/vad/silero-model.js';
 import { createSileroCallerVad, SileroScheduler } from '../../src/pipeline/vad/silero-scheduler.js';
+import { VadStateMachine, type VadEvent } from '../../src/pipeline/vad/vad-state-machine.js';
 
 const FIXTURE = new URL('../fixtures/denoise/clean-speech-16k.wav', import.meta.url);
 const speech = readWav(readFileSync(FIXTURE)).samples;
@@ -76,28 +77,67 @@ describe('SileroScheduler', () => {
       await runTicks(createSileroCallerVad(scheduler), scheduler, [call]);
       const vadRateHz = rateHz === 8000 ? 8000 : 16000;
       const windowSamples = vadRateHz === 8000 ? 256 : 512;
-      // Every whole window of the (resampled) stream is decided, none twice.
+      // The silent start of a window is reported early (0 for [window start, frame end)), then
+      // the whole window; a call's whole windows are contiguous, every one decided once.
+      const windows = call.decisions.filter((d) => d.endMs - d.startMs > 32 - 1e-6);
+      const partials = call.decisions.filter((d) => d.endMs - d.startMs <= 32 - 1e-6);
+      expect(partials.length).toBeGreaterThan(0);
+      for (const partial of partials) {
+        expect(partial.probability).toBe(0);
+        const whole = windows.find((w) => Math.abs(w.startMs - partial.startMs) < 1e-6);
+        const last = call.decisions.at(-1)!;
+        expect(whole !== undefined || partial.startMs >= last.startMs).toBe(true);
+      }
       const streamSamples = Math.floor((call.audio.length * vadRateHz) / rateHz);
-      expect(Math.abs(call.decisions.length - Math.floor(streamSamples / windowSamples))).toBe(0);
+      expect(Math.abs(windows.length - Math.floor(streamSamples / windowSamples))).toBe(0);
       const delayMs =
         rateHz === vadRateHz
           ? 0
           : new Resampler({ inputRateHz: rateHz, outputRateHz: vadRateHz }).groupDelayMs;
-      expect(call.decisions[0]?.startMs).toBeCloseTo(-delayMs, 6);
-      for (const [i, decision] of call.decisions.entries()) {
+      expect(windows[0]?.startMs).toBeCloseTo(-delayMs, 6);
+      for (const [i, decision] of windows.entries()) {
         expect(decision.endMs - decision.startMs).toBeCloseTo(32, 6);
         if (i > 0) {
-          expect(decision.startMs).toBeCloseTo(call.decisions[i - 1]!.endMs, 6);
+          expect(decision.startMs).toBeCloseTo(windows[i - 1]!.endMs, 6);
         }
       }
       // Real scores: the fixture has speech and digital-silence pauses.
-      const probabilities = call.decisions.map((d) => d.probability);
+      const probabilities = windows.map((d) => d.probability);
       expect(Math.max(...probabilities)).toBeGreaterThan(0.9);
       expect(Math.min(...probabilities)).toBeLessThan(0.1);
       expect(scheduler.stats().windowsInferred).toBeGreaterThan(0);
       expect(scheduler.size).toBe(0);
     },
   );
+
+  it('ends speech at the 20 ms frame where the 500 ms hold runs out, not at a window end', async () => {
+    const scheduler = new SileroScheduler({ model });
+    const states = new VadStateMachine({ startMs: 96, stopMs: 500 });
+    const stops: VadEvent[] = [];
+    const vad = createSileroCallerVad(scheduler)(16000, (probability, startMs, endMs) => {
+      const event = states.update(probability, startMs, endMs);
+      if (event?.type === 'speech-stop') {
+        stops.push({ ...event });
+      }
+    });
+    // "Thanks for calling." (0.3–1.5 s of the fixture), then digital silence.
+    const audio = new Int16Array(48_000);
+    audio.set(speech.subarray(0, 1.7 * 16000));
+    for (let frame = 0; frame * 320 < audio.length; frame++) {
+      vad.push(audio.subarray(frame * 320, (frame + 1) * 320), frame * 20);
+      scheduler.flush();
+      await scheduler.idle();
+    }
+    vad.close();
+    expect(stops).toHaveLength(1);
+    const { atMs, decidedAtMs } = stops[0]!;
+    // atMs is a window start (a multiple of 32 ms); the decision comes at the end of the first
+    // frame that reaches atMs + 500 (a window end would be atMs + 512).
+    expect(atMs % 32).toBe(0);
+    expect(decidedAtMs % 20).toBe(0);
+    expect(decidedAtMs - atMs).toBeGreaterThanOrEqual(500);
+    expect(decidedAtMs - atMs).toBeLessThan(520);
+  });
 
   it('scores several calls in one batch exactly as it scores each alone', async () => {
     const makeCalls = (): Call[] => [

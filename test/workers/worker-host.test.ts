@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { BroadcastChannel } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WorkerHost, type WorkerHostOptions } from '../../src/workers/host.js';
 import {
@@ -188,6 +189,37 @@ describe('WorkerHost', () => {
     expect(host.workerDeaths).toBe(0);
     channel.end('customer-ended-call');
     expect(await channel.ended).toBe('customer-ended-call');
+  });
+
+  it('runs shutdown hooks (freeing native sessions) in every thread before stopping it', async () => {
+    const host = makeHost({ threads: 2 });
+    const name = `release-probe-${process.pid}-${Date.now()}`;
+    const probe = new BroadcastChannel(name);
+    const released: string[] = [];
+    probe.onmessage = (event) =>
+      released.push(((event as MessageEvent).data as { released: string }).released);
+    const a = start(host, 'probe-a', 'release-probe', { channel: name });
+    const b = start(host, 'probe-b', 'release-probe', { channel: name });
+    await waitFor(() => a.frames.length >= 1 && b.frames.length >= 1);
+    await host.close();
+    // Each call registered a hook in its thread; a thread runs each hook function once.
+    expect(released.length).toBeGreaterThanOrEqual(1);
+    expect(released.every((id) => id === 'probe-a' || id === 'probe-b')).toBe(true);
+    probe.close();
+  });
+
+  it('starts 100 costly calls at once without missing a heartbeat', async () => {
+    const host = makeHost({ heartbeatIntervalMs: 50, heartbeatTimeoutMs: 300 });
+    // 100 × 40 ms of construction: 4 s of work, far past the 300 ms heartbeat timeout if
+    // it ran in one go.
+    const calls = Array.from({ length: 100 }, (_, i) =>
+      start(host, `burst-${i}`, 'slow-start', { buildMs: 40 }),
+    );
+    await waitFor(() => calls.every((call) => call.frames.length >= 1), 15_000);
+    expect(host.workerDeaths).toBe(0);
+    for (const call of calls) {
+      call.channel.end('customer-ended-call');
+    }
   });
 
   it('shutdown drains, then ends remaining calls with worker-shutdown', async () => {

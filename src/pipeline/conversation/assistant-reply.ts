@@ -31,6 +31,8 @@ export interface ReplyHost {
   emit(event: PipelineEvent): void;
   /** Resolves after the next media tick (playout made room). */
   nextTick(): Promise<void>;
+  /** Audio of this reply was just queued for playout. */
+  audioQueued(): void;
   /**
    * The model's stream ended with tool calls after saying `roundText`: runs them, records the
    * round in the history, and gives the request that continues the reply (null: stop here).
@@ -275,6 +277,7 @@ export class AssistantReply {
         }
       }
       host.playout.write(out, 0, length);
+      host.audioQueued();
     }
     if (!signal.aborted) {
       host.playout.endSegment();

@@ -63,6 +63,11 @@ export class AssistantSpeaker {
       now: () => context.now(),
       emit: (event) => context.emit(event),
       nextTick: () => new Promise<void>((resolve) => this.#tickWaiters.push(resolve)),
+      audioQueued: () => {
+        if (this.#active !== null && !this.#active.audible) {
+          options.onAudioReady?.();
+        }
+      },
       toolRound: (calls, roundText, reply) => this.#toolRound(calls, roundText, reply),
     };
   }
@@ -148,6 +153,11 @@ export class AssistantSpeaker {
       },
       (failure) => this.#context.fail(failure),
     );
+  }
+
+  /** Forgets what waits to be said. */
+  clearQueue(): void {
+    this.#queue = [];
   }
 
   /** Abandons a reply nobody has heard yet (the customer went on); nothing enters the history. */

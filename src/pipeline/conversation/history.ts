@@ -3,7 +3,8 @@ import { substituteVariables, type PipelineModelConfig } from './options.js';
 
 /**
  * The conversation as the model sees it: the system prompt (with `{{var}}` substituted from
- * variableValues) followed by the user and assistant messages so far.
+ * variableValues), the configured start of the conversation (model.messages), then the user and
+ * assistant messages so far.
  */
 export class ConversationHistory {
   readonly #config: PipelineModelConfig;
@@ -14,6 +15,11 @@ export class ConversationHistory {
     this.#config = config;
     const prompt = substituteVariables(config.systemPrompt ?? '', variableValues);
     this.#system = prompt === '' ? [] : [{ role: 'system', content: prompt }];
+    for (const message of config.messages ?? []) {
+      const content =
+        message.content === null ? null : substituteVariables(message.content, variableValues);
+      this.addMessage({ ...message, content });
+    }
   }
 
   /** A copy of the whole conversation, system prompt first. */

@@ -22,9 +22,17 @@ export interface HookActionInput {
   readonly prompt?: string | undefined;
 }
 
-/** An assistant hook; only `customer.speech.timeout` matters to the pipeline. */
+/** A hook filter: `{type: 'oneOf', key: 'call.endedReason', oneOf: [...]}`. */
+export interface HookFilterInput {
+  readonly type: string;
+  readonly key: string;
+  readonly oneOf: readonly string[];
+}
+
+/** An assistant hook; `customer.speech.timeout` and `call.ending` ones matter to the pipeline. */
 export interface CallHookInput {
   readonly on: string;
+  readonly filters?: readonly HookFilterInput[] | undefined;
   readonly options?:
     | {
         /** Default 7.5 (1–1000). */
@@ -68,7 +76,8 @@ function checkRange(path: string, value: unknown, min: number, max: number): num
   return value;
 }
 
-function checkTexts(path: string, value: unknown): string[] {
+/** One text or a non-empty list of texts, each at most MAX_TEXT_CHARS (ERR_VALIDATION otherwise). */
+export function checkTexts(path: string, value: unknown): string[] {
   const list = typeof value === 'string' ? [value] : value;
   if (!Array.isArray(list) || list.length === 0) {
     throw new ParlaError('ERR_VALIDATION', `${path} must be a string or a non-empty array`);

@@ -1,4 +1,5 @@
 import type {
+  ModelMessage,
   ModelProvider,
   ModelTool,
   ModelToolCall,
@@ -24,6 +25,11 @@ export type FirstMessageMode =
 export interface PipelineModelConfig {
   readonly model: string;
   readonly systemPrompt?: string | undefined;
+  /**
+   * The conversation's start, after the system prompt (the assistant's `model.messages` other
+   * than system ones); `{{var}}` in their text is substituted like the prompt's.
+   */
+  readonly messages?: readonly ModelMessage[] | undefined;
   readonly tools?: ModelTool[] | undefined;
   readonly temperature?: number | undefined;
   readonly maxTokens?: number | undefined;
@@ -94,6 +100,18 @@ export interface CallPipelineOptions {
   readonly modelOutputInMessagesEnabled?: boolean | undefined;
   /** Random numbers in [0, 1) for choosing among idle messages. Default Math.random. */
   readonly random?: (() => number) | undefined;
+  /**
+   * The owner's clock, on the timeline of the nowMs it passes (e.g. `performance.now`). With it,
+   * decisions triggered between ticks (a late VAD decision, a final transcript) are stamped with
+   * the current time rather than the last tick's. Default: the last nowMs given.
+   */
+  readonly clock?: (() => number) | undefined;
+  /**
+   * Called (synchronously, from the voice's stream) when the first audio of a message is queued
+   * and nothing of it has gone out yet: the owner may tick at once instead of at its next tick,
+   * so the first frame does not wait up to a frame period. Later frames keep the owner's pacing.
+   */
+  readonly onAudioReady?: (() => void) | undefined;
 }
 
 /** One tool call's outcome, as the owner's tool runner reports it. */

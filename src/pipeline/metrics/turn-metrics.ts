@@ -11,6 +11,12 @@ export interface TurnLatency {
   voiceFirstByteMs: number | null;
   /** Last caller audio frame in → first assistant audio frame out. */
   voiceToVoiceMs: number;
+  /** Caller's last speech → the VAD's speech-stop decision (its hold included). */
+  vadStopMs: number | null;
+  /** Caller's last speech → the reply's model request. */
+  toModelRequestMs: number | null;
+  /** Caller's last speech → the reply's first voice audio. */
+  toVoiceFirstByteMs: number | null;
 }
 
 export interface LatencySummary {
@@ -29,6 +35,7 @@ const NONE = -1;
  */
 export class TurnMetrics {
   #callerAudioEndMs = NONE;
+  #vadStopMs = NONE;
   #transcriptFinalMs = NONE;
   #endOfTurnMs = NONE;
   #modelRequestMs = NONE;
@@ -41,6 +48,11 @@ export class TurnMetrics {
   markCallerAudioEnd(atMs: number): void {
     this.#reset();
     this.#callerAudioEndMs = atMs;
+  }
+
+  /** The VAD decided that the caller stopped (after markCallerAudioEnd). */
+  markSpeechStopDecided(atMs: number): void {
+    this.#vadStopMs = first(this.#vadStopMs, atMs);
   }
 
   /** The caller spoke again before the reply: the pending turn is abandoned. */
@@ -85,6 +97,9 @@ export class TurnMetrics {
       modelFirstTokenMs: span(this.#modelRequestMs, this.#modelFirstTokenMs),
       voiceFirstByteMs: span(this.#voiceRequestMs, this.#voiceFirstByteMs),
       voiceToVoiceMs: atMs - from,
+      vadStopMs: span(from, this.#vadStopMs),
+      toModelRequestMs: span(from, this.#modelRequestMs),
+      toVoiceFirstByteMs: span(from, this.#voiceFirstByteMs),
     };
     this.#turns.push(turn);
     this.#reset();
@@ -114,6 +129,7 @@ export class TurnMetrics {
 
   #reset(): void {
     this.#callerAudioEndMs = NONE;
+    this.#vadStopMs = NONE;
     this.#transcriptFinalMs = NONE;
     this.#endOfTurnMs = NONE;
     this.#modelRequestMs = NONE;

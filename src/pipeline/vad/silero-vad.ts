@@ -129,6 +129,23 @@ export class SileroVad {
     return this.count;
   }
 
+  /** Start of the window being filled. */
+  get partialStartMs(): number {
+    return this.currentStartMs;
+  }
+
+  /**
+   * End of the audio so far in the window being filled when the energy gate found all of it
+   * silent (it will score 0 unless a later frame opens the gate); -1 when it is empty, not
+   * silent, or the gate is off.
+   */
+  get silentPartialEndMs(): number {
+    if (this.gate === undefined || this.filled === 0 || this.currentGateOpen) {
+      return -1;
+    }
+    return this.currentStartMs + (this.filled * 1000) / this.sampleRateHz;
+  }
+
   /** Resolves every pending window that needs no inference, up to the first that does. */
   resolveGated(): void {
     while (this.count > 0 && this.pendingGateOpen[this.head] === 0) {

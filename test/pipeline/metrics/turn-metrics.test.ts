@@ -5,6 +5,7 @@ describe('TurnMetrics', () => {
   it('measures each stage of a turn from its own start', () => {
     const metrics = new TurnMetrics();
     metrics.markCallerAudioEnd(1000);
+    metrics.markSpeechStopDecided(1100);
     metrics.markTranscriptFinal(1120);
     metrics.markEndOfTurn(1150);
     metrics.markModelRequest(1151);
@@ -20,6 +21,9 @@ describe('TurnMetrics', () => {
       modelFirstTokenMs: 249,
       voiceFirstByteMs: 180,
       voiceToVoiceMs: 610,
+      vadStopMs: 100,
+      toModelRequestMs: 151,
+      toVoiceFirstByteMs: 600,
     });
     expect(metrics.markAssistantAudioOut(1700)).toBeNull();
   });

@@ -2,6 +2,7 @@
  * Call handlers for the worker tests, loaded in the worker thread by file path
  * (`handlerModule` start option) so tests need no src changes.
  */
+import { BroadcastChannel } from 'node:worker_threads';
 import type {
   CallHandler,
   CallHandlerContext,
@@ -149,7 +150,31 @@ function tickHook(context: CallHandlerContext): CallHandler {
   };
 }
 
+/** Registers a shutdown hook that reports on the BroadcastChannel named `params.channel`. */
+function releaseProbe(context: CallHandlerContext): CallHandler {
+  const { channel } = context.params as { channel: string };
+  context.addShutdownHook(async () => {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const out = new BroadcastChannel(channel);
+    out.postMessage({ released: context.callId });
+    out.close();
+  });
+  return tone(context);
+}
+
+/** Costs `buildMs` of busy CPU to construct (a pipeline's set-up), then plays a tone. */
+function slowStart(context: CallHandlerContext): CallHandler {
+  const { buildMs = 5 } = context.params as { buildMs?: number };
+  const until = performance.now() + buildMs;
+  while (performance.now() < until) {
+    // construction work
+  }
+  return tone(context);
+}
+
 export const registerCallHandlers: RegisterCallHandlers = (register) => {
+  register('release-probe', releaseProbe);
+  register('slow-start', slowStart);
   register('tick-hook', tickHook);
   register('tone', tone);
   register('echo', echo);
