@@ -2,6 +2,7 @@
  * The latency benchmark harness (docs/benchmark-harness.md).
  *   npm run bench -- latency --url http://127.0.0.1:3000 --key $KEY --assistant-id <id> --calls 10
  *   npm run bench -- latency --fake --calls 5              (a dry run against an in-process fake)
+ *   npm run bench -- latency --self --calls 10             (a Parla of its own on vendor simulators)
  *   npm run bench -- latency … --capacity --max-calls 200   (ramp until deadlines are missed)
  *   npm run bench -- latency --compare before.json after.json
  *   npm run bench -- latency --report result.json           (rewrite a result's HTML report)
@@ -19,6 +20,7 @@ import { renderHtmlReport } from './html-report.js';
 import { describeMachine, ProcessSampler, type ProcessUsage } from './machine.js';
 import { RESULT_FORMAT, readResult, summarize, type BenchResult } from './result-file.js';
 import { runCalls, type RunResult } from './runner.js';
+import { startSelfParla } from './self-parla.js';
 import { loadScript, type LoadedScript } from './script.js';
 import { distribution } from './stats.js';
 import { ProgressDisplay, summaryText } from './text-output.js';
@@ -30,6 +32,14 @@ const USAGE = `usage: npm run bench -- latency [options]
   --url <base URL>          Parla (or a compatible server) to call; with --key and --assistant-id
   --key <API key>           or PARLA_API_KEY
   --assistant-id <id>       the assistant the calls talk to
+  --self                    start a Parla of its own (child process, embedded store, vendor
+                            simulators, an assistant made through the API); sets --url, --key,
+                            --assistant-id, --server-pid and --expected-ms
+  --transcriber-ms <ms>     self: the transcriber's latency after end of speech (default 150)
+  --model-ms <ms>           self: the model's first-token latency (default 200)
+  --vendor-jitter-ms <ms>   self: each of those plus uniform 0..this (default 0)
+  --threads <n>             self: Parla's worker threads (default 0: one per core)
+  --vad <silero|energy>     self: Parla's VAD (default silero)
   --fake                    call an in-process fake server instead (dry run of the harness)
   --fake-latency-ms <ms>    the fake's reply latency (default 700)
   --calls <n>               concurrent calls (default 1)
@@ -44,6 +54,7 @@ const USAGE = `usage: npm run bench -- latency [options]
   --capacity                ramp concurrency until deadline misses or added p99 > threshold
   --max-calls <n>           capacity: upper bound (default 1000)
   --max-added-p99-ms <ms>   capacity: threshold (default 20)
+  --max-misses-per-call <n> capacity: deadline misses tolerated per call (default 0)
   --compare <a.json> <b.json>  print two results side by side with ratios
   --report <result.json>    write the HTML report of an existing result`;
 
@@ -51,6 +62,12 @@ const options = {
   url: { type: 'string' },
   key: { type: 'string' },
   'assistant-id': { type: 'string' },
+  self: { type: 'boolean', default: false },
+  'transcriber-ms': { type: 'string', default: '150' },
+  'model-ms': { type: 'string', default: '200' },
+  'vendor-jitter-ms': { type: 'string', default: '0' },
+  threads: { type: 'string', default: '0' },
+  vad: { type: 'string', default: 'silero' },
   fake: { type: 'boolean', default: false },
   'fake-latency-ms': { type: 'string', default: '700' },
   calls: { type: 'string', default: '1' },
@@ -65,6 +82,7 @@ const options = {
   capacity: { type: 'boolean', default: false },
   'max-calls': { type: 'string', default: '1000' },
   'max-added-p99-ms': { type: 'string', default: '20' },
+  'max-misses-per-call': { type: 'string', default: '0' },
   compare: { type: 'boolean', default: false },
   report: { type: 'string' },
   help: { type: 'boolean', default: false },
@@ -108,10 +126,57 @@ async function main(argv: string[]): Promise<number> {
     console.log(`wrote ${htmlPath}`);
     return 0;
   }
-  return run(values);
+  if (!values.self) {
+    return run(values);
+  }
+  if (values.vad !== 'silero' && values.vad !== 'energy') {
+    throw new HarnessError('ERR_BENCH_USAGE', '--vad must be silero or energy');
+  }
+  const vendors = {
+    transcriberMs: number(values['transcriber-ms'], 'transcriber-ms', 0, 10_000),
+    modelMs: number(values['model-ms'], 'model-ms', 0, 10_000),
+    jitterMs: number(values['vendor-jitter-ms'], 'vendor-jitter-ms', 0, 10_000),
+  };
+  console.error('starting a Parla of its own (vendor simulators, embedded store)…');
+  const parla = await startSelfParla({
+    ...vendors,
+    threads: integer(values.threads, 'threads', 0, 64),
+    vad: values.vad,
+  });
+  // Interrupted: stop the children before going (they would outlive the harness otherwise).
+  const interrupted = (): void => {
+    void parla.close().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupted).once('SIGTERM', interrupted);
+  try {
+    return await run(
+      {
+        ...values,
+        url: parla.url,
+        key: parla.apiKey,
+        'assistant-id': parla.assistantId,
+        'server-pid': values['server-pid'] ?? String(parla.pid),
+        'expected-ms': values['expected-ms'] ?? String(parla.expectedMs),
+        label: values.label ?? `self (${values.vad} VAD), ${values.calls} calls`,
+      },
+      { vad: values.vad, threads: values.threads, ...vendors },
+      parla.vendorsPid,
+    );
+  } finally {
+    process.off('SIGINT', interrupted).off('SIGTERM', interrupted);
+    await parla.close();
+  }
 }
 
-async function run(values: Values): Promise<number> {
+/**
+ * One benchmark run. `self` describes a `--self` Parla (kept in the result's target, with the
+ * CPU and memory of `vendorsPid`, the simulators' process, during the final run).
+ */
+async function run(
+  values: Values,
+  self: Record<string, unknown> | null = null,
+  vendorsPid: number | null = null,
+): Promise<number> {
   const calls = integer(values.calls, 'calls', 1, 10_000);
   const turns = values.turns === undefined ? null : integer(values.turns, 'turns', 1, 1000);
   const sampleRateHz = integer(values['sample-rate'], 'sample-rate', 8000, 48_000);
@@ -151,7 +216,7 @@ async function run(values: Values): Promise<number> {
     }
     transport = () =>
       new WebsocketCallerTransport({ baseUrl: url, apiKey, assistantId, sampleRateHz });
-    target = { transport: 'websocket', url, assistantId };
+    target = { transport: 'websocket', url, assistantId, ...(self === null ? {} : { self }) };
   }
   const scripts = await loadScripts(values.scripts, sampleRateHz);
   const pid =
@@ -166,6 +231,8 @@ async function run(values: Values): Promise<number> {
     concurrency: number,
   ): Promise<{ run: RunResult; server: ProcessUsage | null }> => {
     const sampler = pid === null ? null : new ProcessSampler(pid);
+    const vendorsSampler = vendorsPid === null ? null : new ProcessSampler(vendorsPid);
+    await vendorsSampler?.start().catch(() => undefined);
     await sampler?.start().catch((error: unknown) => {
       throw new HarnessError(
         'ERR_BENCH_USAGE',
@@ -191,6 +258,10 @@ async function run(values: Values): Promise<number> {
       console.error(`warning: process ${pid} could not be read at the end of the run`);
       return null;
     });
+    const vendorsUsage = await vendorsSampler?.stop().catch(() => null);
+    if (self !== null && vendorsUsage !== undefined) {
+      self.vendors = vendorsUsage;
+    }
     return { run: runResult, server };
   };
 
@@ -203,6 +274,7 @@ async function run(values: Values): Promise<number> {
       cores: machine.cores,
       maxConcurrency: integer(values['max-calls'], 'max-calls', 1, 10_000),
       maxAddedP99Ms: number(values['max-added-p99-ms'], 'max-added-p99-ms', 0, 60_000),
+      maxMissesPerCall: number(values['max-misses-per-call'], 'max-misses-per-call', 0, 10_000),
       measure: async (concurrency): Promise<CapacityPoint> => {
         console.error(`capacity: ${concurrency} concurrent calls`);
         const measured = await once(concurrency);

@@ -13,7 +13,13 @@ export interface BenchResult {
   format: typeof RESULT_FORMAT;
   label: string;
   machine: MachineInfo;
-  target: { transport: 'websocket' | 'fake'; url: string | null; assistantId: string | null };
+  target: {
+    transport: 'websocket' | 'fake';
+    url: string | null;
+    assistantId: string | null;
+    /** `--self` runs: the simulated vendors' latencies, the VAD and Parla's worker threads. */
+    self?: Record<string, unknown>;
+  };
   settings: {
     calls: number;
     turnsPerCall: number | null;
@@ -72,11 +78,16 @@ export function summarize(calls: readonly CallResult[]): Summary {
   const answered = turns.filter((t) => t.kind !== 'backchannel' && t.callerEndMs !== null);
   const interruptions = turns.filter((t) => t.kind === 'interruption');
   const stageValues = new Map<string, number[]>();
-  for (const turn of turns) {
-    for (const [stage, ms] of Object.entries(turn.stagesMs ?? {})) {
-      const list = stageValues.get(stage) ?? [];
-      list.push(ms);
-      stageValues.set(stage, list);
+  // Per call: the stages put on its turns, or when none could be (counts differ), every turn the
+  // server timed after the call.
+  for (const call of calls) {
+    const onTurns = call.turns.flatMap((t) => (t.stagesMs === null ? [] : [t.stagesMs]));
+    for (const stages of onTurns.length > 0 ? onTurns : (call.serverTurnStages ?? [])) {
+      for (const [stage, ms] of Object.entries(stages)) {
+        const list = stageValues.get(stage) ?? [];
+        list.push(ms);
+        stageValues.set(stage, list);
+      }
     }
   }
   const stagesMs: Record<string, Distribution> = {};

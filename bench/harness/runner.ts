@@ -56,6 +56,11 @@ export interface CallResult {
   lateChunks: number;
   holes: number;
   messageCounts: Record<string, number>;
+  /**
+   * The per-turn breakdown the server kept for the whole call (every reply it timed, the first
+   * message and answers to backchannels included), as fetched after the call.
+   */
+  serverTurnStages?: Record<string, number>[];
 }
 
 export interface RunResult {
@@ -197,6 +202,7 @@ function toCallResult(outcome: CallOutcome, measure: MeasureOptions): CallResult
     lateChunks: measured.lateChunks,
     holes: measured.holes,
     messageCounts: outcome.messageCounts,
+    serverTurnStages: outcome.turnStages,
   };
 }
 

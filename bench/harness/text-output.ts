@@ -100,7 +100,8 @@ export function summaryText(result: BenchResult): string {
       `CPU ${result.harnessCpuPercent.toFixed(0)} %` +
       (result.server === null
         ? ''
-        : ` · server CPU ${result.server.cpuPercent.toFixed(0)} %, peak RSS ${(result.server.peakRssBytes / 2 ** 20).toFixed(0)} MiB`),
+        : ` · server CPU ${result.server.cpuPercent.toFixed(0)} %, peak RSS ${(result.server.peakRssBytes / 2 ** 20).toFixed(0)} MiB`) +
+      vendorsText(result.target.self?.vendors),
   ];
   if (Object.keys(s.errors).length > 0) {
     lines.push(
@@ -143,4 +144,10 @@ export function summaryText(result: BenchResult): string {
     );
   }
   return lines.join('\n');
+}
+
+/** The vendor simulators' CPU in `--self` runs (they share the machine with Parla). */
+function vendorsText(usage: unknown): string {
+  const cpu = (usage as { cpuPercent?: unknown } | undefined)?.cpuPercent;
+  return typeof cpu === 'number' ? ` · vendor simulators CPU ${cpu.toFixed(0)} %` : '';
 }

@@ -24,7 +24,7 @@ export interface WebsocketTransportOptions {
   provider?: string;
   /** Frames are dropped (and counted) while this much is queued on the socket. Default 256 KiB. */
   maxBufferedBytes?: number;
-  /** How long turnStages() waits for the stored call to end. Default 5000 ms. */
+  /** How long turnStages() waits for the stored call to end. Default 15000 ms. */
   stagesWaitMs?: number;
 }
 
@@ -145,14 +145,15 @@ export class WebsocketCallerTransport implements CallerTransport {
 
   /**
    * The call's `artifact.performanceMetrics.turnLatencies` (the platform's per-turn latency
-   * breakdown), read once the stored call has ended (polled for up to `stagesWaitMs`).
+   * breakdown), read once the stored call has ended with its artifact (polled for up to
+   * `stagesWaitMs`).
    */
   async turnStages(): Promise<Record<string, number>[]> {
     if (this.#callId === null) {
       return [];
     }
     const url = `${this.#o.baseUrl.replace(/\/+$/, '')}/call/${encodeURIComponent(this.#callId)}`;
-    const deadline = Date.now() + (this.#o.stagesWaitMs ?? 5000);
+    const deadline = Date.now() + (this.#o.stagesWaitMs ?? 15_000);
     for (;;) {
       const response = await fetch(url, {
         headers: { authorization: `Bearer ${this.#o.apiKey}` },
@@ -164,7 +165,8 @@ export class WebsocketCallerTransport implements CallerTransport {
       if (!isObject(call)) {
         return [];
       }
-      if (call.status === 'ended' || Date.now() > deadline) {
+      // The artifact is stored just after the status turns to ended.
+      if ((call.status === 'ended' && isObject(call.artifact)) || Date.now() > deadline) {
         const metrics = isObject(call.artifact) ? call.artifact.performanceMetrics : undefined;
         const list = isObject(metrics) ? metrics.turnLatencies : undefined;
         if (!Array.isArray(list)) {

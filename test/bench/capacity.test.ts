@@ -43,6 +43,20 @@ describe('searchCapacity', () => {
     expect(result.limit).toBe('deadline-misses');
   });
 
+  it('tolerates a given number of deadline misses per call', async () => {
+    // Misses = c − 20 ≤ 0.5·c ⇔ c ≤ 40.
+    const server = fakeServer(1000, 20);
+    const result = await searchCapacity({
+      measure: server.measure,
+      cores: 2,
+      refineSteps: 10,
+      maxMissesPerCall: 0.5,
+    });
+    expect(result.maxConcurrency).toBe(40);
+    expect(result.limit).toBe('deadline-misses');
+    expect(result.maxMissesPerCall).toBe(0.5);
+  });
+
   it('reports zero when the first point fails, and the cap when nothing fails', async () => {
     const failing = await searchCapacity({ measure: fakeServer(0, 0).measure, cores: 1 });
     expect(failing.maxConcurrency).toBe(0);

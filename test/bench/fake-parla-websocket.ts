@@ -21,6 +21,9 @@ export interface FakeParla {
   nextCallAnswer: { status: number; body: unknown } | null;
   /** GET /call/:id answers the call as ended, with these as artifact.performanceMetrics.turnLatencies. */
   turnLatencies: Record<string, number>[];
+  /** This many GET /call/:id answer the call as ended without its artifact yet (as Parla does
+   * between storing the status and the artifact). */
+  getsBeforeArtifact: number;
   close(): Promise<void>;
 }
 
@@ -38,6 +41,7 @@ export async function startFakeParla(
     sockets: [],
     nextCallAnswer: null,
     turnLatencies: [],
+    getsBeforeArtifact: 0,
     close: () =>
       new Promise((resolve) => {
         for (const socket of fake.sockets) {
@@ -60,6 +64,9 @@ export async function startFakeParla(
       const getCall = /^\/call\/(call-\d+)$/.exec(request.url ?? '');
       if (request.headers.authorization !== `Bearer ${apiKey}`) {
         answer(401, { statusCode: 401, error: 'Unauthorized', message: 'Invalid API key' });
+      } else if (request.method === 'GET' && getCall !== null && fake.getsBeforeArtifact > 0) {
+        fake.getsBeforeArtifact -= 1;
+        answer(200, { id: getCall[1], status: 'ended' });
       } else if (request.method === 'GET' && getCall !== null) {
         answer(200, {
           id: getCall[1],

@@ -31,6 +31,8 @@ describe('runCalls over the websocket adapter', () => {
       { endpointingLatency: 310, transcriberLatency: 25, modelLatency: 40, voiceLatency: 25 },
     ];
     parla.turnLatencies = stages;
+    // The first reads find the call ended before its artifact is stored: the adapter waits for it.
+    parla.getsBeforeArtifact = 2;
     const result = await runCalls({
       clock: new RealClock(),
       transport: () =>
@@ -46,6 +48,7 @@ describe('runCalls over the websocket adapter', () => {
       expect(call.messageCounts['speech-update']).toBe(4);
       // The server's per-turn breakdown, fetched from the ended call's artifact.
       expect(call.turns.map((t) => t.stagesMs)).toEqual(stages);
+      expect(call.serverTurnStages).toEqual(stages);
       for (const turn of call.turns) {
         // The fake answers 400 ms after the last loud sample it received: never sooner. The upper
         // bound only guards against a reply being missed (real time on a shared machine).

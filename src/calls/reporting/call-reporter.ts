@@ -352,6 +352,7 @@ class Reporter implements CallReporter {
       messages: this.#timeline.messages(),
       messagesOpenAIFormatted: this.#timeline.openAIMessages(),
       transcript: this.#timeline.transcript(names),
+      performanceMetrics: this.#timeline.performanceMetrics(),
       variableValues: { ...(this.#deps.variableValues ?? {}) },
     };
     this.#artifactCache = { version, artifact };

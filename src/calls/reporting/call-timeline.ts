@@ -28,6 +28,22 @@ export interface TranscriptNames {
 
 /** Most messages a call's artifact keeps; past it the oldest turns are dropped (system kept). */
 const MAX_MESSAGES = 5000;
+/** Most turns `performanceMetrics.turnLatencies` keeps (the first ones). */
+const MAX_TURN_LATENCIES = 1000;
+
+/**
+ * The pipeline's per-turn latency names (src/pipeline/metrics/turn-metrics.ts) → the hosted
+ * platform's `artifact.performanceMetrics.turnLatencies[]` fields, all in ms.
+ */
+const TURN_LATENCY_FIELDS = [
+  ['transcriberFinalisationMs', 'transcriberLatency'],
+  ['endpointingMs', 'endpointingLatency'],
+  ['modelFirstTokenMs', 'modelLatency'],
+  ['voiceFirstByteMs', 'voiceLatency'],
+  ['voiceToVoiceMs', 'turnLatency'],
+] as const;
+
+type TurnLatencyRow = Partial<Record<(typeof TURN_LATENCY_FIELDS)[number][1], number>>;
 
 /**
  * The conversation as the artifact shows it: system prompt, user and bot turns with their times
@@ -38,6 +54,7 @@ export class CallTimeline {
   #startEpochMs: number;
   #system: TimedMessage | null = null;
   readonly #messages: TimedMessage[] = [];
+  readonly #turnLatencies: TurnLatencyRow[] = [];
   #openUser: OpenUserMessage | null = null;
   #userSpeechStartMs: number | null = null;
   #assistantStartMs: number | null = null;
@@ -71,6 +88,9 @@ export class CallTimeline {
         break;
       case 'conversation-update':
         this.#onHistory(event.messages, epochMs);
+        break;
+      case 'metrics':
+        this.#onMetrics(event.latency);
         break;
       default:
         break;
@@ -186,6 +206,48 @@ export class CallTimeline {
     // Stable sort: a bot turn interrupted by the customer started before the words that cut it.
     items.sort((a, b) => a.time - b.time);
     return this.#system === null ? items : [this.#system, ...items];
+  }
+
+  /**
+   * `artifact.performanceMetrics`: one row per answered turn, stages the pipeline could not time
+   * left out, and the average of each field over the turns that have it.
+   */
+  performanceMetrics(): Doc {
+    const metrics: Doc = { turnLatencies: this.#turnLatencies.map((row) => ({ ...row })) };
+    for (const [, name] of TURN_LATENCY_FIELDS) {
+      let sum = 0;
+      let count = 0;
+      for (const row of this.#turnLatencies) {
+        const ms = row[name];
+        if (ms !== undefined) {
+          sum += ms;
+          count += 1;
+        }
+      }
+      if (count > 0) {
+        metrics[`${name}Average`] = sum / count;
+      }
+    }
+    return metrics;
+  }
+
+  #onMetrics(latency: unknown): void {
+    if (
+      latency === null ||
+      typeof latency !== 'object' ||
+      this.#turnLatencies.length >= MAX_TURN_LATENCIES
+    ) {
+      return;
+    }
+    const row: TurnLatencyRow = {};
+    for (const [from, to] of TURN_LATENCY_FIELDS) {
+      const ms = (latency as Record<string, unknown>)[from];
+      if (typeof ms === 'number' && Number.isFinite(ms) && ms >= 0) {
+        row[to] = ms;
+      }
+    }
+    this.#turnLatencies.push(row);
+    this.version += 1;
   }
 
   #onSpeech(event: ObservedEvent, epochMs: number): void {

@@ -242,4 +242,55 @@ describe('CallTimeline', () => {
       ['user', 'Stop'],
     ]);
   });
+
+  it('keeps the pipeline metrics as performanceMetrics.turnLatencies in the platform shape', () => {
+    const timeline = new CallTimeline(start);
+    expect(timeline.performanceMetrics()).toEqual({ turnLatencies: [] });
+    const version = timeline.version;
+    const latency = (fields: Record<string, unknown>) => ({
+      type: 'metrics',
+      atMs: 0,
+      latency: { turn: 1, ...fields },
+    });
+    timeline.onEvent(
+      latency({
+        endpointingMs: 500,
+        transcriberFinalisationMs: 180,
+        modelFirstTokenMs: 200,
+        voiceFirstByteMs: 100,
+        voiceToVoiceMs: 840,
+      }),
+      start,
+    );
+    // A first message has no caller turn before it: untimed stages are left out.
+    timeline.onEvent(
+      latency({
+        endpointingMs: null,
+        transcriberFinalisationMs: null,
+        modelFirstTokenMs: 300,
+        voiceFirstByteMs: null,
+        voiceToVoiceMs: 860,
+      }),
+      start,
+    );
+    timeline.onEvent({ type: 'metrics', atMs: 0, latency: 'nonsense' }, start);
+    expect(timeline.version).toBeGreaterThan(version);
+    expect(timeline.performanceMetrics()).toEqual({
+      turnLatencies: [
+        {
+          endpointingLatency: 500,
+          transcriberLatency: 180,
+          modelLatency: 200,
+          voiceLatency: 100,
+          turnLatency: 840,
+        },
+        { modelLatency: 300, turnLatency: 860 },
+      ],
+      endpointingLatencyAverage: 500,
+      transcriberLatencyAverage: 180,
+      modelLatencyAverage: 250,
+      voiceLatencyAverage: 100,
+      turnLatencyAverage: 850,
+    });
+  });
 });
