@@ -20,7 +20,10 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import type { PipelineCallParams } from '../../src/calls/pipeline-call-params.js';
+import {
+  NO_PROVIDER_DEFAULTS,
+  type PipelineCallParams,
+} from '../../src/calls/pipeline-call-params.js';
 import { readWav } from '../../src/media/codecs/wav.js';
 import type { CallChannel } from '../../src/workers/call-channel.js';
 import { WorkerHost } from '../../src/workers/host.js';
@@ -100,16 +103,7 @@ function params(callId: string): PipelineCallParams {
     variableValues: {},
     credentials: {},
     providers: {
-      openaiBaseUrl: '',
-      openaiApiKey: '',
-      anthropicBaseUrl: '',
-      anthropicApiKey: '',
-      deepgramBaseUrl: '',
-      deepgramApiKey: '',
-      elevenLabsBaseUrl: '',
-      elevenLabsApiKey: '',
-      cartesiaBaseUrl: '',
-      cartesiaApiKey: '',
+      ...NO_PROVIDER_DEFAULTS,
     },
     transportSampleRateHz: RATE_HZ,
     vad,

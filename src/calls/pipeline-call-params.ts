@@ -59,3 +59,17 @@ export interface PipelineCallParams {
  *   `control`, `end-call`, …) as validated by the transport, and `{type: 'tool-results', …}`
  *   answering a `tool-calls` event.
  */
+
+/** Server settings with no key and no endpoint override for any vendor (tests, benchmarks). */
+export const NO_PROVIDER_DEFAULTS: ProviderServerSettings = Object.freeze({
+  openaiBaseUrl: '',
+  openaiApiKey: '',
+  anthropicBaseUrl: '',
+  anthropicApiKey: '',
+  deepgramBaseUrl: '',
+  deepgramApiKey: '',
+  elevenLabsBaseUrl: '',
+  elevenLabsApiKey: '',
+  cartesiaBaseUrl: '',
+  cartesiaApiKey: '',
+});

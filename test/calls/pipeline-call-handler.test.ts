@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CALL_HANDLERS_MODULE } from '../../src/calls/call-handlers.js';
 import {
+  NO_PROVIDER_DEFAULTS,
   PIPELINE_CALL_HANDLER,
   type PipelineCallParams,
-  type ProviderServerSettings,
 } from '../../src/calls/pipeline-call-params.js';
 import { readWav } from '../../src/media/codecs/wav.js';
 import { Resampler } from '../../src/media/resample/resampler.js';
@@ -20,19 +20,6 @@ const speech = readWav(
 /** "Thanks for calling." (0.3–1.5 s of the fixture), then 1.5 s of silence. */
 const utterance16k = new Int16Array(48_000);
 utterance16k.set(speech.subarray(0, 1.7 * 16000));
-
-const NO_SERVER_DEFAULTS: ProviderServerSettings = {
-  openaiBaseUrl: '',
-  openaiApiKey: '',
-  anthropicBaseUrl: '',
-  anthropicApiKey: '',
-  deepgramBaseUrl: '',
-  deepgramApiKey: '',
-  elevenLabsBaseUrl: '',
-  elevenLabsApiKey: '',
-  cartesiaBaseUrl: '',
-  cartesiaApiKey: '',
-};
 
 const model = new FakeOpenAiServer();
 const deepgram = new FakeDeepgramServer();
@@ -88,7 +75,7 @@ function startCall(
       deepgram: { apiKey: deepgram.apiKey, baseUrl: deepgram.url },
       '11labs': { apiKey: 'el-key', baseUrl: elevenLabs.url },
     },
-    providers: NO_SERVER_DEFAULTS,
+    providers: NO_PROVIDER_DEFAULTS,
     transportSampleRateHz: rateHz,
     vad: options.vad ?? 'silero',
   };

@@ -10,7 +10,10 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll } from 'vitest';
 import { CallEngine } from '../../src/calls/call-engine.js';
 import { CallParamsBuilder } from '../../src/calls/call-params-builder.js';
-import type { ProviderServerSettings } from '../../src/calls/pipeline-call-params.js';
+import {
+  NO_PROVIDER_DEFAULTS,
+  type ProviderServerSettings,
+} from '../../src/calls/pipeline-call-params.js';
 import { SipServer } from '../../src/calls/sip-server.js';
 import { WebsocketCallStarter } from '../../src/calls/websocket-call-starter.js';
 import { buildApp } from '../../src/control/app.js';
@@ -97,16 +100,7 @@ export function useSipHarness(options: SipHarnessOptions = {}): SipHarness {
     });
     const base = new CallParamsBuilder(h.store, {
       providers: {
-        openaiBaseUrl: '',
-        openaiApiKey: '',
-        anthropicBaseUrl: '',
-        anthropicApiKey: '',
-        deepgramBaseUrl: '',
-        deepgramApiKey: '',
-        elevenLabsBaseUrl: '',
-        elevenLabsApiKey: '',
-        cartesiaBaseUrl: '',
-        cartesiaApiKey: '',
+        ...NO_PROVIDER_DEFAULTS,
         ...options.providers?.(),
       },
       vad: 'energy',

@@ -17,7 +17,10 @@ import type {
 import { CallParamsBuilder } from '../../src/calls/call-params-builder.js';
 import { WebsocketCallStarter } from '../../src/calls/websocket-call-starter.js';
 import { buildApp } from '../../src/control/app.js';
-import type { ProviderServerSettings } from '../../src/calls/pipeline-call-params.js';
+import {
+  NO_PROVIDER_DEFAULTS,
+  type ProviderServerSettings,
+} from '../../src/calls/pipeline-call-params.js';
 import type { Doc } from '../../src/store/resource-store.js';
 import type { Store } from '../../src/store/store.js';
 import type { BackpressureLimits } from '../../src/transports/websocket/transport-connection.js';
@@ -119,16 +122,7 @@ export function useWsHarness(options: WsHarnessOptions = {}): WsHarness {
     });
     const builder = new CallParamsBuilder(h.store, {
       providers: {
-        openaiBaseUrl: '',
-        openaiApiKey: '',
-        anthropicBaseUrl: '',
-        anthropicApiKey: '',
-        deepgramBaseUrl: '',
-        deepgramApiKey: '',
-        elevenLabsBaseUrl: '',
-        elevenLabsApiKey: '',
-        cartesiaBaseUrl: '',
-        cartesiaApiKey: '',
+        ...NO_PROVIDER_DEFAULTS,
         ...options.providers?.(),
       },
       vad: 'energy',
