@@ -57,6 +57,18 @@ const FILTER_COLUMNS = {
   callId: 'call_id',
 } as const;
 
+/**
+ * The entry with every NUL character in its strings replaced by U+FFFD: PostgreSQL's jsonb (and
+ * text) refuse NUL, and a request that carried one (rejected or not) should still be logged.
+ */
+function withoutNul(entry: LogEntry): LogEntry {
+  return JSON.parse(
+    JSON.stringify(entry, (_key, value: unknown) =>
+      typeof value === 'string' ? value.replaceAll('\u0000', '\uFFFD') : value,
+    ),
+  ) as LogEntry;
+}
+
 /** Rows per insert: 11 parameters a row stays far below PostgreSQL's 65,535. */
 const WRITE_BATCH_ROWS = 1000;
 
@@ -122,11 +134,20 @@ export class LogStore {
       for (const entry of batch) {
         try {
           await this.#insert([entry]);
-        } catch (error) {
-          this.#dropped += 1;
-          process.emitWarning(`parla: a log entry could not be stored: ${String(error)}`);
+        } catch {
+          await this.#insertOrDrop(withoutNul(entry));
         }
       }
+    }
+  }
+
+  /** Last try for one entry; an entry that still fails is counted and reported, never thrown. */
+  async #insertOrDrop(entry: LogEntry): Promise<void> {
+    try {
+      await this.#insert([entry]);
+    } catch (error) {
+      this.#dropped += 1;
+      process.emitWarning(`parla: a log entry could not be stored: ${String(error)}`);
     }
   }
 

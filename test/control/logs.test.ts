@@ -37,6 +37,19 @@ for (const target of storeTargets()) {
       expect(text).not.toContain('s3cret-value');
     });
 
+    it('stores an entry whose strings hold NUL, with U+FFFD in their place', async () => {
+      h.store.logs.append({
+        time: new Date().toISOString(),
+        orgId: h.orgA,
+        type: 'API',
+        requestPath: '/nul\u0000here',
+      });
+      await h.store.logs.flush();
+      const [, all] = await h.get('/logs?limit=100');
+      const paths = all.results.map((e: { requestPath?: string }) => e.requestPath);
+      expect(paths).toContain('/nul\uFFFDhere');
+    });
+
     it('keeps logs per org, filters and deletes', async () => {
       await h.get('/tool', h.keyB);
       await h.post('/tool', { type: 'bogus' }, h.keyB);
