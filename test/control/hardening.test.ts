@@ -87,9 +87,10 @@ for (const target of storeTargets()) {
       for (let i = 0; i < 2500; i += 1) {
         h.store.logs.append({
           time,
-          orgId: h.orgB,
+          // Entry 7 names no org (the insert fails); entry 8 holds a NUL, stored as U+FFFD.
+          orgId: i === 7 ? 'no-such-org' : h.orgB,
           type: 'Call',
-          requestPath: i === 7 ? 'bad\u0000path' : `/x/${i}`,
+          requestPath: i === 8 ? 'bad\u0000path' : `/x/${i}`,
         });
       }
       await h.store.logs.flush();
