@@ -22,6 +22,17 @@ export interface ToolCallResult {
   readonly error?: string;
 }
 
+export interface TransferDestinationRequest {
+  /** The tool call that asked for the transfer, when a tool did (absent for a control message). */
+  readonly toolCall?: ToolCallRequest;
+}
+
+export interface TransferDestinationReply {
+  readonly destination?: Doc;
+  readonly message?: string;
+  readonly error?: string;
+}
+
 /**
  * What a running call tells the reporting side (server messages, artifacts, costs). The call
  * session calls these in order; none of them may throw. Implemented in src/calls/reporting/.
@@ -38,6 +49,14 @@ export interface CallObserver {
   onAudio(role: 'user' | 'assistant', samples: Int16Array, sampleRateHz: number): void;
   /** The model asked for tools; resolves with one result per call (errors as results). */
   onToolCalls(toolCalls: readonly ToolCallRequest[], turnId: number): Promise<ToolCallResult[]>;
+  /**
+   * A transfer with no destination of its own: asks the server with a
+   * `transfer-destination-request` message. Resolves with the server's `destination`, or an
+   * `error` (spoken to the caller) or neither when no server answered usefully. Never rejects.
+   */
+  onTransferDestinationRequest?(
+    request: TransferDestinationRequest,
+  ): Promise<TransferDestinationReply>;
   /**
    * The call ended (`call` has status ended, endedReason, endedAt). Resolves with the fields to
    * store on the call (artifact, costs, cost, analysis); sends the end-of-call report after.

@@ -85,6 +85,8 @@ async function listenBoth(
 export class SipUserAgent {
   readonly dialogs: SipDialogLayer;
   private closed = false;
+  /** NOTIFY watchers by dialog id (a REFER's progress reports, RFC 3515 §2.4.4). */
+  private readonly notifyWatchers = new Map<string, (request: SipRequest) => void>();
 
   private constructor(
     readonly transports: readonly SipTransport[],
@@ -96,7 +98,10 @@ export class SipUserAgent {
       ...(timers !== undefined && { timers }),
       onInvite: (invite) => this.safely(() => handler.onInvite(invite)),
       onCancel: (invite) => this.safely(() => handler.onCancel(invite)),
-      onDialogEnded: (dialog, reason) => this.safely(() => handler.onDialogEnded(dialog, reason)),
+      onDialogEnded: (dialog, reason) => {
+        this.notifyWatchers.delete(dialog.id);
+        this.safely(() => handler.onDialogEnded(dialog, reason));
+      },
       onDialogRequest: (dialog, request, transaction) =>
         this.onDialogRequest(dialog, request, transaction),
     };
@@ -122,6 +127,19 @@ export class SipUserAgent {
   /** The UDP port (tests bind port 0). */
   get port(): number {
     return (this.transports[0] as SipUdpTransport).port;
+  }
+
+  /**
+   * Passes the dialog's NOTIFY requests (already answered 200) to `listener` until the returned
+   * function is called or the dialog ends. One watcher per dialog; a new one replaces the old.
+   */
+  watchNotify(dialog: SipDialog, listener: (request: SipRequest) => void): () => void {
+    this.notifyWatchers.set(dialog.id, listener);
+    return () => {
+      if (this.notifyWatchers.get(dialog.id) === listener) {
+        this.notifyWatchers.delete(dialog.id);
+      }
+    };
   }
 
   /** Sends a BYE (idempotent). */
@@ -153,6 +171,15 @@ export class SipUserAgent {
     }
     if (request.method === 'OPTIONS') {
       this.dialogs.respond(dialog, request, transaction, 200);
+      return;
+    }
+    if (request.method === 'NOTIFY') {
+      const watcher = this.notifyWatchers.get(dialog.id);
+      // No subscription of ours: 481 (RFC 6665 §4.1.3), else 200 and the watcher reads it.
+      this.dialogs.respond(dialog, request, transaction, watcher === undefined ? 481 : 200);
+      if (watcher !== undefined) {
+        this.safely(() => watcher(request));
+      }
       return;
     }
     if (request.method === 'UPDATE' && request.body.length === 0) {
