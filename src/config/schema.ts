@@ -57,6 +57,12 @@ export const ConfigSchema = Type.Object(
       maximum: 256,
       description: 'Call worker threads; 0 means one per available core',
     }),
+    workerHeartbeatTimeoutMs: Type.Integer({
+      minimum: 500,
+      maximum: 600000,
+      description:
+        'A call worker thread silent for this long is declared dead and its calls end; raise it on a machine shared with heavy work',
+    }),
     vad: Type.Union([Type.Literal('silero'), Type.Literal('energy')], {
       description: 'Voice activity detector of every call',
     }),
@@ -98,6 +104,7 @@ export const ENV_NAMES: Readonly<Record<keyof Static<typeof ConfigSchema>, strin
   cartesiaApiKey: 'CARTESIA_API_KEY',
   wsPublicUrl: 'PARLA_WS_PUBLIC_URL',
   workerThreads: 'PARLA_WORKER_THREADS',
+  workerHeartbeatTimeoutMs: 'PARLA_WORKER_HEARTBEAT_TIMEOUT_MS',
   vad: 'PARLA_VAD',
   logFlushIntervalMs: 'PARLA_LOG_FLUSH_INTERVAL_MS',
   apiKeyCacheTtlMs: 'PARLA_API_KEY_CACHE_TTL_MS',
