@@ -1,4 +1,5 @@
 import { resolveAssistant, type AssistantSource } from '../chat/assistant-config.js';
+import { withDefaultFunction } from '../core/tool-functions.js';
 import type { Doc } from '../store/resource-store.js';
 import type { Store } from '../store/store.js';
 import type {
@@ -143,17 +144,20 @@ export class CallParamsBuilder {
 
   /**
    * `model.toolIds` resolved: the stored tools are appended to `model.tools` (a deleted tool is
-   * left out), so the worker and the reporting side see one list.
+   * left out), so the worker and the reporting side see one list, each tool with its function.
    */
   private async withTools(orgId: string, assistant: Doc): Promise<Doc> {
     const model = isObject(assistant.model) ? assistant.model : undefined;
     const ids = Array.isArray(model?.toolIds)
       ? model.toolIds.filter((id): id is string => typeof id === 'string').slice(0, MAX_TOOL_IDS)
       : [];
-    if (model === undefined || ids.length === 0) {
+    if (model === undefined) {
       return assistant;
     }
-    const tools = Array.isArray(model.tools) ? [...(model.tools as unknown[])] : [];
+    // Built-in kinds (transferCall, dtmf…) given inline without a function get their default one.
+    const tools = (Array.isArray(model.tools) ? (model.tools as unknown[]) : []).map((tool) =>
+      isObject(tool) ? withDefaultFunction(tool) : tool,
+    );
     for (const id of ids) {
       const tool = await this.store.resources.tools.getInternal(orgId, id);
       if (tool !== null) {
@@ -161,7 +165,7 @@ export class CallParamsBuilder {
         for (const field of ['orgId', 'createdAt', 'updatedAt']) {
           delete definition[field];
         }
-        tools.push(definition);
+        tools.push(withDefaultFunction(definition));
       }
     }
     return { ...assistant, model: { ...model, tools } };
