@@ -17,14 +17,11 @@ import {
 } from '../transports/websocket/types.js';
 import type { CallChannel } from '../workers/call-channel.js';
 import type { WorkerHost } from '../workers/host.js';
-import type {
-  CallObserver,
-  ObservedEvent,
-  ToolCallRequest,
-  ToolCallResult,
-} from './call-observer.js';
+import type { CallObserver, ObservedEvent, ToolCallRequest } from './call-observer.js';
+import { CallTransfer } from './call-transfer.js';
 import { parseControlMessage, type ControlMessage } from './control-messages.js';
 import type { PipelineCallParams } from './pipeline-call-params.js';
+import type { TelephonyLeg } from './telephony-leg.js';
 
 /** The client never opened its socket within the connect timeout. */
 export const ENDED_REASON_NEVER_CONNECTED =
@@ -34,7 +31,7 @@ export const ENDED_REASON_BACKPRESSURE = 'call.in-progress.error-transport-backp
 export const ENDED_REASON_WORKER_NOT_AVAILABLE =
   'call.in-progress.error-parlafault-worker-not-available';
 
-export type CallState = 'queued' | 'ringing' | 'in-progress' | 'ended';
+export type CallState = 'queued' | 'ringing' | 'in-progress' | 'forwarding' | 'ended';
 
 export interface CallSessionOptions {
   store: Store;
@@ -80,12 +77,15 @@ export class CallSession implements TransportPeer {
   /** Persisted status changes, in order. */
   private writes: Promise<void> = Promise.resolve();
   private lastStored: Resource | undefined;
+  private telephony: TelephonyLeg | undefined;
+  private readonly transfers: CallTransfer;
 
   constructor(private readonly options: CallSessionOptions) {
     this.encoding = options.encoding;
     this.sampleRateHz = options.params.transportSampleRateHz;
     this.selector = new ClientMessageSelector(options.params.assistant.clientMessages);
     this.mixer = new MonitorMixer(this.sampleRateHz);
+    this.transfers = this.newCallTransfer();
     this.done = new Promise((resolve) => {
       this.resolveDone = resolve;
     });
@@ -111,6 +111,11 @@ export class CallSession implements TransportPeer {
       droppedAudioFrames: transport?.droppedAudioFrames ?? 0,
       maxBufferedBytes: transport?.maxBufferedBytes ?? 0,
     };
+  }
+
+  /** A phone call's transfer and DTMF side (a SIP call attaches it once answered). */
+  attachTelephony(leg: TelephonyLeg): void {
+    this.telephony = leg;
   }
 
   /* ---------- transport socket (TransportPeer) ---------- */
@@ -208,6 +213,11 @@ export class CallSession implements TransportPeer {
     }
     if (message.type === 'hangup') {
       this.end('customer-ended-call');
+    } else if (message.type === 'transfer') {
+      if (this.state === 'ringing') {
+        return { ok: false, code: 'call-not-live', message: 'The call has not been answered yet' };
+      }
+      return this.transfers.onControl(message);
     } else if (message.type === 'end-call') {
       channel.sendControl(message);
       this.end('assistant-ended-call');
@@ -260,9 +270,10 @@ export class CallSession implements TransportPeer {
         ? (data as ObservedEvent)
         : { type: name, atMs: 0, ...(isObject(data) ? data : { data }) };
     this.safely(() => this.options.observer.onPipelineEvent(event));
+    this.transfers.onEvent(event);
     const transport = this.transport;
     if (event.type === 'control-rejected') {
-      // The worker could not apply a control message (e.g. a transfer on a websocket call).
+      // The worker could not apply a control message (e.g. a say while 32 messages wait).
       const reason = typeof event.message === 'string' ? event.message : 'rejected';
       transport?.sendJson(errorFrame('control-rejected', reason));
     }
@@ -282,20 +293,41 @@ export class CallSession implements TransportPeer {
   private runTools(event: ObservedEvent): void {
     const toolCalls = (Array.isArray(event.toolCalls) ? event.toolCalls : []) as ToolCallRequest[];
     const turnId = typeof event.turnId === 'number' ? event.turnId : 0;
-    const failed = (reason: string): ToolCallResult[] =>
-      toolCalls.map((call) => ({ toolCallId: call.id, name: call.name, error: reason }));
-    let pending: Promise<ToolCallResult[]>;
-    try {
-      pending = this.options.observer.onToolCalls(toolCalls, turnId);
-    } catch (error) {
-      pending = Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
-    void pending
-      .catch((error: unknown) => {
-        this.options.log(error, 'tool calls failed');
-        return failed('The tool call failed');
-      })
+    void this.transfers
+      .runToolCalls(toolCalls, turnId)
       .then((results) => this.channel?.sendControl({ type: 'tool-results', turnId, results }));
+  }
+
+  private newCallTransfer(): CallTransfer {
+    const { params, observer } = this.options;
+    // The params builder has appended the resolved `model.toolIds` to `model.tools`.
+    const model = params.assistant.model as Doc | undefined;
+    return new CallTransfer({
+      observer,
+      tools: Array.isArray(model?.tools) ? (model.tools as Doc[]) : [],
+      variableValues: params.variableValues,
+      leg: () => this.telephony,
+      canSpeak: () => (this.state === 'in-progress' || this.state === 'forwarding') && !this.ending,
+      isLive: () => this.state !== 'ended' && !this.ending,
+      sendControl: (message) => {
+        if (this.state !== 'ended') {
+          this.channel?.sendControl(message);
+        }
+      },
+      setForwarding: (destination) => {
+        if (this.state === 'ended' || this.ending) {
+          return;
+        }
+        if (destination !== undefined) {
+          this.setStatus('forwarding', { status: 'forwarding' }, { destination });
+        } else if (this.state === 'forwarding') {
+          this.setStatus('in-progress', { status: 'in-progress' });
+        }
+      },
+      sendError: (code, message) => this.transport?.sendJson(errorFrame(code, message)),
+      end: (reason) => this.end(reason),
+      log: (error, message) => this.options.log(error, message),
+    });
   }
 
   /* ---------- status and the end ---------- */
@@ -323,6 +355,7 @@ export class CallSession implements TransportPeer {
     this.closedTransport = this.transport ?? this.closedTransport;
     this.transport = undefined;
     this.mixer.close(1000, reason);
+    this.transfers.close();
     if (frames > 0) {
       this.options.log(new Error(`${frames} audio frames dropped`), 'websocket back-pressure');
     }
@@ -347,9 +380,10 @@ export class CallSession implements TransportPeer {
     }
   }
 
-  private setStatus(state: CallState, fields: Doc): void {
+  /** Persists and reports a status; `extra` fields go in the status-update message only. */
+  private setStatus(state: CallState, fields: Doc, extra: Doc = {}): void {
     this.state = state;
-    const message: Doc = { type: 'status-update', status: state };
+    const message: Doc = { type: 'status-update', status: state, ...extra };
     if (state === 'ended') {
       message.endedReason = fields.endedReason;
     }

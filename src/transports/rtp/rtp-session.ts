@@ -4,6 +4,7 @@ import { SystemTimerScheduler, type TimerHandle, type TimerScheduler } from '../
 import { parseRtcpCompound, rtcpIntervalMs, serializeRtcpCompound } from './rtcp-packet.js';
 import { RtcpReporter } from './rtcp-reporter.js';
 import { RtpPacketView, RTP_HEADER_BYTES, parseRtpPacket } from './rtp-packet.js';
+import type { DtmfStep } from './dtmf-sender.js';
 import { RtpSender } from './rtp-sender.js';
 import type { RtpPortAllocator } from './rtp-port-allocator.js';
 import { RtpReceiverStats } from './rtp-receiver-stats.js';
@@ -231,6 +232,31 @@ export class RtpSession {
     return this.sender.enqueueDigit(digit, durationMs);
   }
 
+  /** Whether telephone-event was negotiated, so digits can go out as RFC 4733 events. */
+  get canSendDtmf(): boolean {
+    return this.sender.canSendDtmf;
+  }
+
+  /**
+   * DTMF is going out: the frames given to sendFrame now are dropped (silence or events go
+   * instead), so a caller that wants to hold its voice back rather than lose it waits.
+   */
+  get sendingDtmf(): boolean {
+    return this.sender.sendingDtmf;
+  }
+
+  /**
+   * Sends a parsed dial string (see dtmf-sender.ts) over the next ticks, the voice paused
+   * meanwhile. Resolves true once the last step went out, false when telephone-event was not
+   * negotiated or the session closed first.
+   */
+  sendDtmfSteps(steps: readonly DtmfStep[]): Promise<boolean> {
+    if (this.closed) {
+      return Promise.resolve(false);
+    }
+    return new Promise((resolve) => this.sender.enqueueDtmf(steps, resolve));
+  }
+
   /** Sends one 20 ms frame of 8 kHz PCM16 (160 samples), or the DTMF packet due instead. */
   sendFrame(samples: Int16Array): void {
     if (samples.length !== FRAME_SAMPLES) {
@@ -418,6 +444,7 @@ export class RtpSession {
       return;
     }
     this.closed = true;
+    this.sender.cancelDtmf();
     // The BYE must leave before the socket closes (send completes asynchronously).
     await this.sendRtcp(reason === undefined ? {} : { reason });
     if (this.inactivityTimer !== undefined) {

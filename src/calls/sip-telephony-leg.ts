@@ -1,0 +1,385 @@
+/**
+ * The telephony side of one SIP call: blind transfer with REFER (RFC 3515, the transferor's
+ * part of RFC 5589) and DTMF out, as RFC 4733 events on the call's RTP session or, when the
+ * peer did not offer telephone-event, as SIP INFO (application/dtmf-relay).
+ */
+import type { Doc } from '../store/resource-store.js';
+import {
+  DTMF_GAP_MS,
+  DTMF_TONE_MS,
+  parseDtmfDigits,
+  type DtmfStep,
+} from '../transports/rtp/dtmf-sender.js';
+import type { RtpSession } from '../transports/rtp/rtp-session.js';
+import type { SipDialog } from '../transports/sip/dialog.js';
+import type { SipRequest } from '../transports/sip/message.js';
+import { parseNameAddr } from '../transports/sip/name-addr.js';
+import type { SipUserAgent } from '../transports/sip/sip-user-agent.js';
+import { formatUri, isSipUri, parseUri } from '../transports/sip/uri.js';
+import type { TelephonyLeg, TransferOutcome } from './telephony-leg.js';
+
+/** transferPlan.timeout when unset: how long the far end has to report the transfer's end. */
+export const DEFAULT_TRANSFER_TIMEOUT_S = 60;
+const MAX_TRANSFER_TIMEOUT_S = 3600;
+/** Beyond the time a dial string takes, how long DTMF may lag before we give up. */
+const DTMF_SLACK_MS = 5000;
+/** Headers a destination's sipHeaders may not set on the REFER (the dialog owns them). */
+const RESERVED_HEADERS = new Set(
+  [
+    'via',
+    'from',
+    'to',
+    'call-id',
+    'cseq',
+    'contact',
+    'max-forwards',
+    'content-length',
+    'content-type',
+    'route',
+    'record-route',
+    'refer-to',
+    'referred-by',
+    'event',
+  ].map((name) => name.toLowerCase()),
+);
+const TOKEN_RE = /^[A-Za-z0-9\-.!%*_+`'~]+$/;
+const NUMBER_RE = /^\+?[0-9A-Za-z]{1,40}$/;
+const EXTENSION_RE = /^[0-9]{1,10}$/;
+
+/** A stable error code on a thrown Error. */
+export class TelephonyError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface SipTelephonyLegOptions {
+  readonly agent: Pick<SipUserAgent, 'dialogs' | 'watchNotify' | 'hangUp'>;
+  readonly dialog: SipDialog;
+  readonly rtp: Pick<RtpSession, 'canSendDtmf' | 'sendDtmfSteps'>;
+  /** Host (and port) for `number` destinations. Default: the host of the dialog's peer. */
+  readonly numberHost?: string;
+}
+
+type Target =
+  | { ok: true; referTo: string; headers: [string, string][] }
+  | { ok: false; code: string; message: string };
+
+/** The Refer-To URI (and extra REFER headers) for a transfer destination. */
+export function referTarget(destination: Doc, numberHost: string | undefined): Target {
+  const bad = (message: string): Target => ({ ok: false, code: 'invalid-destination', message });
+  const plan = isRecord(destination.transferPlan) ? destination.transferPlan : {};
+  const headerPairs = sipHeaderPairs(destination.sipHeaders);
+  if (typeof headerPairs === 'string') {
+    return bad(headerPairs);
+  }
+  let uri: string;
+  if (destination.type === 'number') {
+    const number = typeof destination.number === 'string' ? destination.number : '';
+    const extension = destination.extension;
+    if (!NUMBER_RE.test(number)) {
+      return bad('destination.number must be an optional + and 1-40 letters or digits');
+    }
+    if (
+      extension !== undefined &&
+      (typeof extension !== 'string' || !EXTENSION_RE.test(extension))
+    ) {
+      return bad('destination.extension must be 1-10 digits');
+    }
+    if (numberHost === undefined) {
+      return bad('the call has no peer host to send a number to');
+    }
+    const user = encodeURIComponent(number).replace(/^%2B/, '+');
+    uri = `sip:${user}${extension === undefined ? '' : `;ext=${extension}`}@${numberHost}`;
+  } else if (destination.type === 'sip') {
+    const parsed = typeof destination.sipUri === 'string' ? parseUri(destination.sipUri) : null;
+    if (parsed === null || !isSipUri(parsed)) {
+      return bad('destination.sipUri must be a sip: or sips: URI');
+    }
+    uri = formatUri(parsed);
+  } else {
+    return {
+      ok: false,
+      code: 'transfer-not-supported',
+      message: `a SIP call cannot be transferred to a destination of type ${String(destination.type)}`,
+    };
+  }
+  if (plan.sipHeadersInReferToEnabled === true && headerPairs.length > 0) {
+    const encoded = headerPairs
+      .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`)
+      .join('&');
+    uri += uri.includes('?') ? `&${encoded}` : `?${encoded}`;
+    return { ok: true, referTo: `<${uri}>`, headers: [] };
+  }
+  return { ok: true, referTo: `<${uri}>`, headers: headerPairs };
+}
+
+/** A destination's sipHeaders as header pairs, or why they cannot be sent. */
+function sipHeaderPairs(value: unknown): [string, string][] | string {
+  if (value === undefined) {
+    return [];
+  }
+  if (!isRecord(value)) {
+    return 'destination.sipHeaders must be an object';
+  }
+  const pairs: [string, string][] = [];
+  for (const [name, raw] of Object.entries(value)) {
+    const text = typeof raw === 'string' || typeof raw === 'number' ? String(raw) : undefined;
+    if (!TOKEN_RE.test(name) || RESERVED_HEADERS.has(name.toLowerCase())) {
+      return `destination.sipHeaders: "${name.slice(0, 64)}" cannot be set`;
+    }
+    if (text === undefined || /[\r\n\0]/.test(text) || text.length > 1024) {
+      return `destination.sipHeaders.${name}: a string of at most 1024 characters on one line`;
+    }
+    pairs.push([name, text]);
+  }
+  return pairs;
+}
+
+/** The status line of a refer NOTIFY's sipfrag, and whether the subscription ended. */
+export function readReferNotify(
+  request: SipRequest,
+): { status: number | undefined; terminated: boolean } | undefined {
+  const event = request.headers.get('Event') ?? '';
+  if (event.split(';')[0]?.trim().toLowerCase() !== 'refer') {
+    return undefined;
+  }
+  const state = request.headers.get('Subscription-State') ?? '';
+  const terminated = state.split(';')[0]?.trim().toLowerCase() === 'terminated';
+  const type = request.headers.get('Content-Type')?.split(';')[0]?.trim().toLowerCase();
+  const match =
+    type === 'message/sipfrag'
+      ? /^SIP\/2\.0[ \t]+([1-6][0-9]{2})(?:[ \t]|\r?\n|$)/.exec(request.body.toString('utf8'))
+      : null;
+  return { status: match === null ? undefined : Number(match[1]), terminated };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+const sleep = (ms: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, ms).unref());
+
+export class SipTelephonyLeg implements TelephonyLeg {
+  private transferring = false;
+  private accepted = false;
+  /** Settles the REFER being waited on. */
+  private settleRefer: ((outcome: TransferOutcome) => void) | undefined;
+
+  constructor(private readonly options: SipTelephonyLegOptions) {}
+
+  /**
+   * The far end accepted a REFER (202) of ours: if it now ends the dialog itself, the call
+   * was forwarded, not hung up (many trunks BYE before their final NOTIFY).
+   */
+  get transferAccepted(): boolean {
+    return this.accepted;
+  }
+
+  /**
+   * The dialog ended (the call layer's onDialogEnded): a transfer waiting for its NOTIFY is
+   * over, done if the far end had accepted the REFER.
+   */
+  onDialogEnded(): void {
+    this.settleRefer?.(
+      this.accepted
+        ? { ok: true }
+        : { ok: false, code: 'call-ended', message: 'The call ended during the transfer' },
+    );
+  }
+
+  async transfer(destination: Doc): Promise<TransferOutcome> {
+    const { agent, dialog } = this.options;
+    if (this.transferring) {
+      return { ok: false, code: 'transfer-in-progress', message: 'A transfer is already running' };
+    }
+    if (dialog.state === 'terminated') {
+      return { ok: false, code: 'call-ended', message: 'The call has ended' };
+    }
+    const plan = isRecord(destination.transferPlan) ? destination.transferPlan : {};
+    const mode = typeof plan.mode === 'string' ? plan.mode : 'blind-transfer';
+    const verb = typeof plan.sipVerb === 'string' ? plan.sipVerb : 'refer';
+    if (mode !== 'blind-transfer' || verb !== 'refer') {
+      return {
+        ok: false,
+        code: 'transfer-not-supported',
+        message: `SIP calls support transferPlan.mode blind-transfer with sipVerb refer (got ${mode}, ${verb})`,
+      };
+    }
+    const target = referTarget(destination, this.options.numberHost ?? peerHost(dialog));
+    if (!target.ok) {
+      return target;
+    }
+    const timeoutS =
+      typeof plan.timeout === 'number' && plan.timeout > 0
+        ? Math.min(plan.timeout, MAX_TRANSFER_TIMEOUT_S)
+        : DEFAULT_TRANSFER_TIMEOUT_S;
+    this.transferring = true;
+    try {
+      const outcome = await this.refer(target.referTo, target.headers, timeoutS * 1000);
+      if (outcome.ok) {
+        // RFC 5589 §6: the transferor ends its dialog once the transfer succeeded.
+        await agent.hangUp(dialog).catch(() => undefined);
+      }
+      return outcome;
+    } finally {
+      this.transferring = false;
+    }
+  }
+
+  async sendDtmf(digits: string): Promise<void> {
+    const parsed = parseDtmfDigits(digits);
+    if (!parsed.ok) {
+      throw new TelephonyError(parsed.code, parsed.message);
+    }
+    const { rtp, dialog } = this.options;
+    if (dialog.state === 'terminated') {
+      throw new TelephonyError('call-ended', 'The call has ended');
+    }
+    if (!rtp.canSendDtmf) {
+      await this.sendInfo(parsed.steps);
+      return;
+    }
+    const expectedMs = parsed.steps.reduce(
+      (sum, step) =>
+        sum + (step.kind === 'key' ? DTMF_TONE_MS + DTMF_GAP_MS + 40 : step.durationMs),
+      0,
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), expectedMs + DTMF_SLACK_MS);
+      timer.unref();
+    });
+    const sent = await Promise.race([rtp.sendDtmfSteps(parsed.steps), late]);
+    clearTimeout(timer);
+    if (sent !== true) {
+      throw new TelephonyError(
+        'dtmf-failed',
+        sent === 'late' ? 'The DTMF did not go out (no media clock)' : 'The call media closed',
+      );
+    }
+  }
+
+  private refer(
+    referTo: string,
+    headers: [string, string][],
+    timeoutMs: number,
+  ): Promise<TransferOutcome> {
+    const { agent, dialog } = this.options;
+    return new Promise((resolve) => {
+      let settled = false;
+      const finish = (outcome: TransferOutcome): void => {
+        if (!settled) {
+          settled = true;
+          this.settleRefer = undefined;
+          stopWatching();
+          clearTimeout(timer);
+          resolve(outcome);
+        }
+      };
+      // Watch before sending: the first NOTIFY may overtake the 202 (RFC 3515 §2.4.4).
+      const stopWatching = agent.watchNotify(dialog, (request) => {
+        const notify = readReferNotify(request);
+        if (notify === undefined) {
+          return;
+        }
+        const status = notify.status;
+        if (status !== undefined && status >= 200 && status < 300) {
+          finish({ ok: true });
+        } else if (status !== undefined && status >= 300) {
+          finish({
+            ok: false,
+            code: 'transfer-failed',
+            message: `The transfer target answered ${status}`,
+          });
+        } else if (notify.terminated) {
+          finish({
+            ok: false,
+            code: 'transfer-failed',
+            message: 'The far end ended the transfer without a final status',
+          });
+        }
+      });
+      const timer = setTimeout(
+        () =>
+          finish({
+            ok: false,
+            code: 'transfer-timeout',
+            message: `No final transfer status within ${Math.round(timeoutMs / 1000)} s`,
+          }),
+        timeoutMs,
+      );
+      timer.unref();
+      this.settleRefer = finish;
+      const referredBy = localUri(dialog);
+      void agent.dialogs
+        .request(dialog, 'REFER', {
+          headers: [
+            ['Refer-To', referTo],
+            ...(referredBy === undefined ? [] : [['Referred-By', referredBy] as [string, string]]),
+            ...headers,
+          ],
+        })
+        .then((response) => {
+          if (response.status >= 200 && response.status < 300) {
+            this.accepted = true;
+          } else if (response.status >= 300) {
+            finish({
+              ok: false,
+              code: 'transfer-refused',
+              message: `The far end refused the REFER: ${response.status} ${response.reason}`,
+            });
+          }
+        })
+        .catch((error: unknown) =>
+          finish({
+            ok: false,
+            code: 'transfer-failed',
+            message: `REFER not sent: ${String(error)}`,
+          }),
+        );
+    });
+  }
+
+  /** DTMF as SIP INFO, one request per key, each answered before the next. */
+  private async sendInfo(steps: readonly DtmfStep[]): Promise<void> {
+    const { agent, dialog } = this.options;
+    for (const step of steps) {
+      if (step.kind === 'wait') {
+        await sleep(step.durationMs);
+        continue;
+      }
+      const signal = step.digit;
+      const response = await agent.dialogs.request(dialog, 'INFO', {
+        body: Buffer.from(`Signal=${signal}\r\nDuration=${DTMF_TONE_MS}\r\n`),
+        contentType: 'application/dtmf-relay',
+      });
+      if (response.status < 200 || response.status >= 300) {
+        throw new TelephonyError(
+          'dtmf-failed',
+          `The far end refused DTMF by INFO: ${response.status} ${response.reason}`,
+        );
+      }
+      await sleep(DTMF_TONE_MS + DTMF_GAP_MS);
+    }
+  }
+}
+
+/** The host[:port] of the dialog's peer (its remote target). */
+function peerHost(dialog: SipDialog): string | undefined {
+  const uri = parseUri(dialog.remoteTarget);
+  if (uri === null || !isSipUri(uri)) {
+    return undefined;
+  }
+  return uri.port === undefined ? uri.host : `${uri.host}:${uri.port}`;
+}
+
+/** Our URI in the dialog (without tag), for Referred-By. */
+function localUri(dialog: SipDialog): string | undefined {
+  const party = parseNameAddr(dialog.localParty);
+  return party === null ? undefined : `<${formatUri(party.uri)}>`;
+}
