@@ -139,6 +139,7 @@ beforeAll(async () => {
         call,
         assistant: params.assistant,
         variableValues: params.variableValues,
+        callParams: params,
         store,
         filesDir,
         publicUrl: 'http://parla.test',
@@ -359,6 +360,16 @@ describe('a websocket conversation end to end', () => {
         'the short answer to finish',
       );
 
+      // The analysis after the call asks the same model: a summary and a pass/fail evaluation.
+      model.fallback = (request) =>
+        JSON.stringify(request.body?.messages).includes('You judge calls')
+          ? { chunks: ['true'], usage: { prompt_tokens: 90, completion_tokens: 1 } }
+          : {
+              chunks: ['A table for four was booked.'],
+              usage: { prompt_tokens: 80, completion_tokens: 7 },
+            };
+      const modelRequestsBeforeEnd = model.requests.length;
+
       // The caller hangs up.
       mic.stop();
       ws.close();
@@ -396,8 +407,17 @@ describe('a websocket conversation end to end', () => {
       expect(artifact.performanceMetrics.turnLatencies.length).toBeGreaterThanOrEqual(2);
       expect(artifact.performanceMetrics.turnLatencyAverage).toBeGreaterThan(0);
 
-      // The recording, downloaded through the files API, covers the call: at least from its
-      // start to its end, at most from the socket's first audio (before it was in progress).
+      // The analysis ran on the assistant's model with the call's transcript.
+      expect(ended.analysis).toEqual({
+        summary: 'A table for four was booked.',
+        successEvaluation: 'true',
+      });
+      const analysisRequests = model.requests.slice(modelRequestsBeforeEnd);
+      expect(analysisRequests).toHaveLength(2);
+      expect(JSON.stringify(analysisRequests[0]!.body)).toContain('Actually, make it four.');
+
+      // The recording, downloaded through the files API, covers the call from the moment it was
+      // in progress to its end (not the ringing before, while the worker started).
       const monoPath = new URL(artifact.recordingUrl).pathname;
       const wav = await api('GET', monoPath);
       expect(wav.statusCode).toBe(200);
@@ -406,12 +426,16 @@ describe('a websocket conversation end to end', () => {
       const recordedMs = (recording.samples.length / RATE_HZ) * 1000;
       const endedAtMs = Date.parse(ended.endedAt);
       expect(recordedMs).toBeGreaterThan(endedAtMs - Date.parse(ended.startedAt) - 1000);
-      expect(recordedMs).toBeLessThan(endedAtMs - socketOpenedAtMs + 1000);
+      expect(recordedMs).toBeLessThan(endedAtMs - Date.parse(ended.startedAt) + 1000);
+      expect(Date.parse(ended.startedAt)).toBeGreaterThanOrEqual(socketOpenedAtMs - 1000);
       // Both voices are in it: the caller's speech and the assistant's answers.
       expect(recording.samples.some((sample) => Math.abs(sample) > 1000)).toBe(true);
 
       // Costs per component, with the model's tokens and the voice's characters.
-      const costs = new Map(ended.costs.map((c: any) => [c.type, c]));
+      const costs = new Map(
+        ended.costs.filter((c: any) => c.type !== 'analysis').map((c: any) => [c.type, c]),
+      );
+      expect(ended.costs.filter((c: any) => c.type === 'analysis')).toHaveLength(2);
       expect(costs.get('model')).toMatchObject({ promptTokens: 100, completionTokens: 305 });
       expect((costs.get('voice') as any).characters).toBeGreaterThan(0);
       expect(costs.get('transcriber')).toBeDefined();
@@ -441,7 +465,11 @@ describe('a websocket conversation end to end', () => {
         'end-of-call-report',
       ]);
       const report = receiver.messages('end-of-call-report')[0]!.body.message;
-      expect(report).toMatchObject({ endedReason: 'customer-ended-call', cost: ended.cost });
+      expect(report).toMatchObject({
+        endedReason: 'customer-ended-call',
+        cost: ended.cost,
+        analysis: ended.analysis,
+      });
       expect(report.artifact.transcript).toBe(artifact.transcript);
     },
   );

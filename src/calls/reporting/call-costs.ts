@@ -34,12 +34,13 @@ function minutes(ms: number): number {
 
 /**
  * `costs[]` in the platform's shapes (transport, transcriber, model with token counts, voice
- * with characters, parla) and their total. Parla's own line is `type: "parla"` (the platform's
+ * with characters, parla, then one `analysis` item per analysis plan) and their total. Parla's own line is `type: "parla"` (the platform's
  * `vapi` line; the interface spec calls it the service's cost).
  */
 export function callCosts(
   table: PriceTable,
   usage: CallUsage,
+  analysis: readonly AnalysisTokenUsage[] = [],
 ): { costs: CostItem[]; cost: number } {
   const callMinutes = minutes(usage.durationMs);
   const costs: CostItem[] = [];
@@ -99,5 +100,33 @@ export function callCosts(
     minutes: callMinutes,
     cost: round(callMinutes * table.parla.perMinute),
   });
+  costs.push(...analysisCosts(table, analysis));
   return { costs, cost: round(costs.reduce((sum, item) => sum + item.cost, 0)) };
+}
+
+/** Tokens one analysis plan used after the call (see call-analysis.ts). */
+export interface AnalysisTokenUsage {
+  readonly analysisType: string;
+  readonly model: { readonly provider: string; readonly model: string };
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+}
+
+/** `costs[]` items of `type: "analysis"`, one per plan that used tokens, priced as the model. */
+export function analysisCosts(table: PriceTable, usage: readonly AnalysisTokenUsage[]): CostItem[] {
+  return usage.map((item) => {
+    const price = modelPrice(table, item.model.provider, item.model.model);
+    const cost =
+      (item.promptTokens * price.promptPerMillionTokens +
+        item.completionTokens * price.completionPerMillionTokens) /
+      1_000_000;
+    return {
+      type: 'analysis',
+      analysisType: item.analysisType,
+      model: { ...item.model },
+      promptTokens: item.promptTokens,
+      completionTokens: item.completionTokens,
+      cost: round(cost),
+    };
+  });
 }

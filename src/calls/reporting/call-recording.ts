@@ -49,6 +49,7 @@ export class CallRecording {
   readonly #bufferSeconds: number;
   #rateHz = 0;
   #startMs = 0;
+  #anchorMs: number | null = null;
   #user: Track | null = null;
   #assistant: Track | null = null;
   #flushed = 0;
@@ -68,6 +69,17 @@ export class CallRecording {
 
   get started(): boolean {
     return this.#rateHz !== 0;
+  }
+
+  /**
+   * Starts the timeline at `nowMs` (the clock's time the call went in progress), so audio that
+   * comes later is placed after silence; without it the timeline starts with the first audio.
+   * Ignored once audio has been recorded.
+   */
+  startAt(nowMs: number): void {
+    if (this.#rateHz === 0) {
+      this.#anchorMs = nowMs;
+    }
   }
 
   /** Audio as it crossed the transport (copied; `samples` may be reused by the caller). */
@@ -129,8 +141,8 @@ export class CallRecording {
 
   #begin(sampleRateHz: number, firstSamples: number): void {
     this.#rateHz = sampleRateHz;
-    // The first chunk ends now: the timeline starts when it began.
-    this.#startMs = this.#options.nowMs() - (firstSamples * 1000) / sampleRateHz;
+    // Without an anchor the first chunk ends now: the timeline starts when it began.
+    this.#startMs = this.#anchorMs ?? this.#options.nowMs() - (firstSamples * 1000) / sampleRateHz;
     const capacity = Math.max(1, Math.round(sampleRateHz * this.#bufferSeconds));
     this.#user = new Track(capacity);
     this.#assistant = new Track(capacity);

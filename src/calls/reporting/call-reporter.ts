@@ -8,23 +8,27 @@ import type {
   ObservedEvent,
   ToolCallRequest,
   ToolCallResult,
+  TransferDestinationReply,
+  TransferDestinationRequest,
 } from '../call-observer.js';
-import { FileStorage } from '../../files/file-storage.js';
+import type { PipelineCallParams } from '../pipeline-call-params.js';
+import { analyseCall, modelAccessFor, type AnalysisUsage } from './call-analysis.js';
 import { callCosts, type CostItem } from './call-costs.js';
 import { CallRecording } from './call-recording.js';
 import { CallTimeline, modelMessagesToOpenAI, type TranscriptNames } from './call-timeline.js';
 import { MessageQueue } from './message-queue.js';
 import type { PriceTable } from './price-table.js';
 import {
+  finishRecording,
   recordingTargets,
-  storeRecordingFiles,
   type RecordingTargets,
   type RecordingUrls,
 } from './recording-files.js';
 import { eventMessage } from './server-messages.js';
-import { ToolCallRunner } from './tool-call-runner.js';
+import { legacyFunctionTools, ToolCallRunner } from './tool-call-runner.js';
 import { chooseServer, sendAs, subscribedTypes } from './server-routing.js';
 import type { ServerTarget } from './webhook-auth.js';
+import { askTransferDestination } from './transfer-destination-reply.js';
 import { WebhookSender, webhookLogContext } from './webhook-sender.js';
 import { UsageCounter } from './usage-counter.js';
 
@@ -39,6 +43,11 @@ export interface CallReporterDeps {
   readonly tools?: readonly Doc[];
   /** The org's server; Parla keeps none per org yet (see docs/server-messages.md). */
   readonly orgServer?: ServerTarget | null;
+  /**
+   * The call's vendor keys and server settings (its PipelineCallParams): the analysisPlan runs on
+   * the assistant's model with them. Without them `analysis.errors` says analysis is unavailable.
+   */
+  readonly callParams?: Pick<PipelineCallParams, 'credentials' | 'providers'>;
   readonly variableValues?: Readonly<Record<string, unknown>>;
   readonly store: {
     readonly resources: { readonly files: ResourceStore; readonly credentials: ResourceStore };
@@ -100,12 +109,16 @@ class Reporter implements CallReporter {
   #epochOffsetMs: number | null = null;
   #artifactCache: { version: number; artifact: Doc } | null = null;
   #ended = false;
+  /** In progress (or forwarding) since the status went in-progress: audio is recorded. */
+  #live = false;
   #endedFields: Promise<Doc> | null = null;
   readonly #createdEpochMs: number;
+  readonly #monotonicNowMs: () => number;
 
   constructor(deps: CallReporterDeps) {
     this.#deps = deps;
     this.#now = deps.now ?? Date.now;
+    this.#monotonicNowMs = deps.monotonicNowMs ?? (() => performance.now());
     this.#call = deps.call;
     this.#callView = redactSecrets(deps.call);
     this.#status = deps.call.status;
@@ -130,9 +143,11 @@ class Reporter implements CallReporter {
       tools: [
         ...(Array.isArray(model?.tools) ? (model.tools as Doc[]) : []),
         ...(deps.tools ?? []),
+        ...legacyFunctionTools(model),
       ],
       server: this.#server,
       subscribed: this.#subscribed.has('tool-calls'),
+      functionCallSubscribed: this.#subscribed.has('function-call'),
       sender: this.#sender,
       envelope: (type, fields) => this.#envelope(type, fields),
     });
@@ -143,7 +158,7 @@ class Reporter implements CallReporter {
       this.#recording = new CallRecording({
         monoPath: this.#targets.monoPath,
         stereoPath: this.#targets.stereoPath,
-        nowMs: deps.monotonicNowMs ?? (() => performance.now()),
+        nowMs: this.#monotonicNowMs,
       });
     } else {
       this.#targets = null;
@@ -178,7 +193,27 @@ class Reporter implements CallReporter {
       if (call.status === 'ended' && call.endedReason !== undefined) {
         fields.endedReason = call.endedReason;
       }
+      if (call.status === 'forwarding') {
+        // Reference 3.2: a forwarding update carries the conversation so far and the destination.
+        const artifact = this.#liveArtifact();
+        fields.messages = artifact.messages;
+        fields.messagesOpenAIFormatted = artifact.messagesOpenAIFormatted;
+        fields.transcript = artifact.transcript;
+        if (obj(call.destination) !== undefined) {
+          fields.destination = call.destination;
+        }
+      }
       this.#enqueue('status-update', fields, true);
+      if (call.status === 'in-progress' && !this.#live && !this.#ended) {
+        // The recording covers the call from here (through forwarding) to its end: audio
+        // while ringing, as the worker started, is not part of it.
+        this.#live = true;
+        this.#recording?.startAt(this.#monotonicNowMs());
+        // The pipeline is running: its assistant started (once, not again after forwarding).
+        this.#enqueue('assistant.started', { newAssistant: this.#assistantView }, true);
+      } else if (call.status === 'ended') {
+        this.#live = false;
+      }
     } catch {
       // Reporting must never disturb the call.
     }
@@ -218,7 +253,9 @@ class Reporter implements CallReporter {
       if (role === 'assistant') {
         this.#usage.addAssistantAudio(samples.length, sampleRateHz);
       }
-      this.#recording?.push(role, samples, sampleRateHz);
+      if (this.#live) {
+        this.#recording?.push(role, samples, sampleRateHz);
+      }
     } catch {
       // As above.
     }
@@ -237,6 +274,23 @@ class Reporter implements CallReporter {
     return ordered;
   }
 
+  async onTransferDestinationRequest(
+    _request: TransferDestinationRequest,
+  ): Promise<TransferDestinationReply> {
+    const server = this.#server;
+    if (server === null || this.#ended || !this.#subscribed.has('transfer-destination-request')) {
+      return {};
+    }
+    // Common fields only (reference 3.2); sent at once, not behind the queued messages.
+    return askTransferDestination(() =>
+      this.#sender.send(
+        server,
+        this.#envelope('transfer-destination-request', {}),
+        'transfer-destination-request',
+      ),
+    );
+  }
+
   onEnded(call: Doc): Promise<Doc> {
     this.#endedFields ??= this.#end(call);
     return this.#endedFields;
@@ -248,10 +302,20 @@ class Reporter implements CallReporter {
     let artifact: Doc = {};
     let costs: CostItem[] = [];
     let cost = 0;
+    let analysis: Doc = {};
     try {
       this.#setCall(call);
       this.#timeline.finish();
-      recordingUrls = await this.#storeRecording(str(call.id) ?? str(this.#deps.call.id) ?? '');
+      recordingUrls =
+        this.#recording === null || this.#targets === null
+          ? {}
+          : await finishRecording(this.#recording, this.#targets, {
+              files: this.#deps.store.resources.files,
+              filesDir: this.#deps.filesDir,
+              publicUrl: this.#deps.publicUrl,
+              orgId: this.#deps.orgId,
+              callId: str(call.id) ?? str(this.#deps.call.id) ?? '',
+            });
       artifact = { ...this.#liveArtifact(), ...recordingUrls };
       const endedAt = Date.parse(str(call.endedAt) ?? '');
       const usage = this.#usage.usage(
@@ -259,7 +323,9 @@ class Reporter implements CallReporter {
         this.#deps,
         this.#createdEpochMs,
       );
-      ({ costs, cost } = callCosts(this.#deps.prices, usage));
+      const analysed = await this.#analyse(call);
+      analysis = analysed.analysis;
+      ({ costs, cost } = callCosts(this.#deps.prices, usage, analysed.usage));
     } catch {
       // Whatever could be built is reported; the call must end regardless.
     }
@@ -272,47 +338,42 @@ class Reporter implements CallReporter {
         cost,
         costs,
         artifact,
-        analysis: {},
+        analysis,
         transcript: artifact.transcript,
         messages: artifact.messages,
         ...recordingUrls,
       },
       true,
     );
-    return { artifact, costs, cost, analysis: {} };
+    return { artifact, costs, cost, analysis };
   }
 
-  /** Finishes the WAV files and stores them as file rows; on failure nothing is left behind. */
-  async #storeRecording(callId: string): Promise<RecordingUrls> {
-    const targets = this.#targets;
-    const recording = this.#recording;
-    if (recording === null || targets === null) {
-      return {};
-    }
+  /** The analysisPlan's results (bounded by its timeouts; failures are in `errors`). */
+  async #analyse(call: Doc): Promise<{ analysis: Doc; usage: readonly AnalysisUsage[] }> {
     try {
-      const result = await recording.finish();
-      return result === null
-        ? {}
-        : await storeRecordingFiles(
-            this.#deps.store.resources.files,
-            this.#deps.publicUrl,
-            this.#deps.orgId,
-            callId,
-            targets,
-            result,
-          );
-    } catch {
-      await recording.discard().catch(() => undefined);
-      const storage = new FileStorage(this.#deps.filesDir);
-      await Promise.all([
-        this.#deps.store.resources.files.delete(this.#deps.orgId, targets.monoId).catch(() => null),
-        this.#deps.store.resources.files
-          .delete(this.#deps.orgId, targets.stereoId)
-          .catch(() => null),
-        storage.remove(this.#deps.orgId, targets.monoId).catch(() => undefined),
-        storage.remove(this.#deps.orgId, targets.stereoId).catch(() => undefined),
-      ]);
-      return {};
+      const spoken = this.#timeline
+        .messages()
+        .filter((item) => item.role === 'user' || item.role === 'bot').length;
+      return await analyseCall(
+        {
+          assistant: this.#deps.assistant,
+          transcript: this.#timeline.transcript({
+            enabled: true,
+            assistantName: 'AI',
+            userName: 'User',
+          }),
+          spokenMessages: spoken,
+          endedReason: str(call.endedReason) ?? '',
+        },
+        modelAccessFor(this.#deps.callParams),
+      );
+    } catch (error) {
+      return {
+        analysis: {
+          errors: [{ plan: 'all', code: 'analysis-model-failed', message: String(error) }],
+        },
+        usage: [],
+      };
     }
   }
 

@@ -3,7 +3,7 @@ import { FileStorage } from '../../files/file-storage.js';
 import type { FileDoc } from '../../control/schemas/file.js';
 import type { Doc, ResourceStore } from '../../store/resource-store.js';
 import type { WrittenWav } from './wav-file-writer.js';
-import type { RecordingResult } from './call-recording.js';
+import type { CallRecording, RecordingResult } from './call-recording.js';
 
 /** Where a call's recordings are written: straight into the file storage of two new file ids. */
 export interface RecordingTargets {
@@ -89,4 +89,38 @@ export async function storeRecordingFiles(
     ...(stereoUrl !== undefined ? { stereoRecordingUrl: stereoUrl } : {}),
     ...(Object.keys(recording).length > 0 ? { recording } : {}),
   };
+}
+
+/**
+ * Finishes the call's WAV files and stores them as file rows; on any failure nothing is left
+ * behind (files and rows removed) and no URLs are returned.
+ */
+export async function finishRecording(
+  recording: CallRecording,
+  targets: RecordingTargets,
+  where: {
+    readonly files: ResourceStore;
+    readonly filesDir: string;
+    readonly publicUrl: string;
+    readonly orgId: string;
+    readonly callId: string;
+  },
+): Promise<RecordingUrls> {
+  const { files, orgId } = where;
+  try {
+    const result = await recording.finish();
+    return result === null
+      ? {}
+      : await storeRecordingFiles(files, where.publicUrl, orgId, where.callId, targets, result);
+  } catch {
+    await recording.discard().catch(() => undefined);
+    const storage = new FileStorage(where.filesDir);
+    await Promise.all([
+      files.delete(orgId, targets.monoId).catch(() => null),
+      files.delete(orgId, targets.stereoId).catch(() => null),
+      storage.remove(orgId, targets.monoId).catch(() => undefined),
+      storage.remove(orgId, targets.stereoId).catch(() => undefined),
+    ]);
+    return {};
+  }
 }

@@ -142,3 +142,51 @@ export function parseToolCallsReply(
     return { toolCallId: call.id, name: call.name, result: asText(item.result) ?? '' };
   });
 }
+
+/**
+ * The fields of a legacy `function-call` message: `{functionCall: {name, parameters}}`, the
+ * arguments parsed (`{}` when the model's text is not a JSON object).
+ */
+export function functionCallFields(call: ToolCallRequest): Doc {
+  let parameters: unknown = {};
+  try {
+    parameters = JSON.parse(call.arguments) as unknown;
+  } catch {
+    parameters = {};
+  }
+  if (parameters === null || typeof parameters !== 'object' || Array.isArray(parameters)) {
+    parameters = {};
+  }
+  return { functionCall: { name: call.name, parameters } };
+}
+
+/** A `function-call` reply `{result}` (or `{error}`) as the call's result. */
+export function parseFunctionCallReply(
+  call: ToolCallRequest,
+  outcome: WebhookOutcome,
+): ToolCallResult {
+  const failed = (error: string): ToolCallResult => ({
+    toolCallId: call.id,
+    name: call.name,
+    error,
+  });
+  if (!outcome.ok) {
+    return failed(
+      `the function server failed: ${outcome.error ?? `HTTP ${String(outcome.status)}`}`,
+    );
+  }
+  const reply = outcome.reply as Doc | undefined;
+  if (reply === undefined || reply === null || typeof reply !== 'object' || Array.isArray(reply)) {
+    return failed(
+      `the function server's reply is not ${outcome.error === undefined ? 'an object' : 'JSON'}`,
+    );
+  }
+  const error = asText(reply.error);
+  if (error !== undefined) {
+    return failed(error);
+  }
+  const result = asText(reply.result);
+  return result === undefined
+    ? failed('the function server replied without a result')
+    : { toolCallId: call.id, name: call.name, result };
+}

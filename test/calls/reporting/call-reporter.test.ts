@@ -222,7 +222,7 @@ describe('createCallReporter', () => {
       endedReason: 'customer-ended-call',
       startedAt,
       endedAt,
-      analysis: {},
+      analysis: fields.analysis,
       cost: fields.cost,
     });
     const artifact = fields.artifact as Doc;
@@ -236,7 +236,14 @@ describe('createCallReporter', () => {
       'tool_call_result',
     ]);
     expect(artifact.variableValues).toEqual({ plan: 'gold' });
-    expect(fields.analysis).toEqual({});
+    // No model access was given: the default plans say so instead of leaving analysis blank.
+    expect(fields.analysis).toEqual({
+      errors: ['summary', 'successEvaluation'].map((plan) => ({
+        plan,
+        code: 'analysis-unavailable',
+        message: 'no model provider is configured for call analysis',
+      })),
+    });
     const costs = fields.costs as Doc[];
     expect(costs.map((c) => c.type)).toEqual([
       'transport',
@@ -389,6 +396,8 @@ describe('createCallReporter', () => {
       'started',
       'in-progress',
       'in-progress',
+      'assistant.started',
+      'assistant.started',
       'end-of-call-report',
       'end-of-call-report',
     ]);
