@@ -319,7 +319,8 @@ export class CallSession implements TransportPeer {
           return;
         }
         if (destination !== undefined) {
-          this.setStatus('forwarding', { status: 'forwarding' }, { destination });
+          // Stored too: the forwarding status-update server message reads it from the call.
+          this.setStatus('forwarding', { status: 'forwarding', destination }, { destination });
         } else if (this.state === 'forwarding') {
           this.setStatus('in-progress', { status: 'in-progress' });
         }

@@ -205,6 +205,7 @@ describe('the transfer control message', () => {
       destination: SALES,
     });
     await expect.poll(() => t.doc.status).toBe('forwarding');
+    expect(t.doc.destination).toEqual(SALES);
     await flush();
     expect(t.leg.transfers).toEqual([]); // still speaking
     t.channel.said('Something else.');
