@@ -132,7 +132,8 @@ export class SipCallMedia implements CallTransport {
 
   private sendAssistant(): void {
     const frame = this.frame;
-    const count = Math.min(this.buffered, FRAME_SAMPLES);
+    // While DTMF goes out the voice waits in the ring (the sender drops what it is given then).
+    const count = this.options.rtp.sendingDtmf ? 0 : Math.min(this.buffered, FRAME_SAMPLES);
     if (count > 0) {
       if (!this.talking) {
         this.talking = true;

@@ -8,7 +8,11 @@ function fakeRtp() {
   let marks = 0;
   let closed = 0;
   const frame = { samples: new Int16Array(160).fill(7), sampleRateHz: 8000, ptsMs: 0 };
+  const state = { sendingDtmf: false };
   const rtp = {
+    get sendingDtmf() {
+      return state.sendingDtmf;
+    },
     pullFrame: () => frame,
     sendFrame: (samples: Int16Array) => sent.push(samples.slice()),
     markTalkspurt: () => marks++,
@@ -17,7 +21,7 @@ function fakeRtp() {
       return Promise.resolve();
     },
   } as unknown as RtpSession;
-  return { rtp, sent, marks: () => marks, closed: () => closed };
+  return { rtp, sent, state, marks: () => marks, closed: () => closed };
 }
 
 describe('SIP call media', () => {
@@ -67,6 +71,28 @@ describe('SIP call media', () => {
     media.tick();
     media.stop();
     expect(fake.sent.map((frame) => frame[0])).toEqual([100, 0]);
+  });
+
+  it('holds the assistant audio back while DTMF goes out, then sends all of it', () => {
+    let nowMs = 0;
+    const fake = fakeRtp();
+    const media = new SipCallMedia({
+      rtp: fake.rtp,
+      onCallerAudio: () => {},
+      onClose: () => {},
+      now: () => nowMs,
+    });
+    media.start();
+    media.sendAudio(new Int16Array(320).fill(100));
+    fake.state.sendingDtmf = true;
+    nowMs = 40;
+    media.tick();
+    fake.state.sendingDtmf = false;
+    nowMs = 100;
+    media.tick();
+    media.stop();
+    // Two ticks during the keys (what the sender replaces with events), then the voice, whole.
+    expect(fake.sent.map((frame) => frame[0])).toEqual([0, 0, 100, 100, 0]);
   });
 
   it('sends nothing while the caller holds the call', () => {
