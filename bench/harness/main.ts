@@ -3,6 +3,7 @@
  *   npm run bench -- latency --url http://127.0.0.1:3000 --key $KEY --assistant-id <id> --calls 10
  *   npm run bench -- latency --fake --calls 5              (a dry run against an in-process fake)
  *   npm run bench -- latency --self --calls 10             (a Parla of its own on vendor simulators)
+ *   npm run bench -- latency --self --transport sip --calls 10   (the same calls over SIP/RTP)
  *   npm run bench -- latency … --capacity --max-calls 200   (ramp until deadlines are missed)
  *   npm run bench -- latency --compare before.json after.json
  *   npm run bench -- latency --report result.json           (rewrite a result's HTML report)
@@ -21,7 +22,9 @@ import { describeMachine, ProcessSampler, type ProcessUsage } from './machine.js
 import { RESULT_FORMAT, readResult, summarize, type BenchResult } from './result-file.js';
 import { runCalls, type RunResult } from './runner.js';
 import { startSelfParla } from './self-parla.js';
+import { replyDurationMs } from './self-vendors.js';
 import { loadScript, type LoadedScript } from './script.js';
+import { SIP_SAMPLE_RATE_HZ, sipTransportFactory } from './sip-transport.js';
 import { distribution } from './stats.js';
 import { ProgressDisplay, summaryText } from './text-output.js';
 import { WebsocketCallerTransport } from './websocket-transport.js';
@@ -32,12 +35,19 @@ const USAGE = `usage: npm run bench -- latency [options]
   --url <base URL>          Parla (or a compatible server) to call; with --key and --assistant-id
   --key <API key>           or PARLA_API_KEY
   --assistant-id <id>       the assistant the calls talk to
+  --transport <name>        websocket (default) or sip: calls over SIP/RTP (PCMU, 8 kHz) to
+                            --sip-target, dialling --sip-number (with --self: Parla's own)
+  --sip-target <host:port>  Parla's SIP address (IPv4, UDP)
+  --sip-number <number>     a byo-phone-number routed to the assistant; its trunk must allow
+                            this machine's address as a gateway
+  --phone-number-id <id>    that number's id (optional: to fetch per-stage timings after calls)
   --self                    start a Parla of its own (child process, embedded store, vendor
                             simulators, an assistant made through the API); sets --url, --key,
                             --assistant-id, --server-pid and --expected-ms
   --transcriber-ms <ms>     self: the transcriber's latency after end of speech (default 150)
   --model-ms <ms>           self: the model's first-token latency (default 200)
-  --vendor-jitter-ms <ms>   self: each of those plus uniform 0..this (default 0)
+  --voice-ms <ms>           self: the voice's time to first audio byte (default 0)
+  --vendor-jitter-ms <ms>   self: each of those three plus uniform 0..this (default 0)
   --threads <n>             self: Parla's worker threads (default 0: one per core)
   --vad <silero|energy>     self: Parla's VAD (default silero)
   --fake                    call an in-process fake server instead (dry run of the harness)
@@ -46,7 +56,10 @@ const USAGE = `usage: npm run bench -- latency [options]
   --turns <n>               caller turns per call (default: each script's own)
   --scripts <a,b>           script files or names in bench/fixtures/callers (default: all)
   --expected-ms <ms>        latency the scenario adds on purpose (simulated vendors, waits)
-  --sample-rate <Hz>        call audio rate (default 16000)
+  --expected-reply-ms <ms>  the natural length of the replies backchannels land in: a stop
+                            before it counts as a false interruption (self: set from the
+                            simulated answer; otherwise the server's clear messages decide)
+  --sample-rate <Hz>        call audio rate (default 16000; SIP calls are always 8000)
   --stagger-ms <ms>         time between call starts (default 100)
   --server-pid <pid>        sample this process's CPU and memory (the server, on this machine)
   --label <text>            names the run in the report
@@ -65,6 +78,11 @@ const options = {
   self: { type: 'boolean', default: false },
   'transcriber-ms': { type: 'string', default: '150' },
   'model-ms': { type: 'string', default: '200' },
+  'voice-ms': { type: 'string', default: '0' },
+  transport: { type: 'string', default: 'websocket' },
+  'sip-target': { type: 'string' },
+  'sip-number': { type: 'string' },
+  'phone-number-id': { type: 'string' },
   'vendor-jitter-ms': { type: 'string', default: '0' },
   threads: { type: 'string', default: '0' },
   vad: { type: 'string', default: 'silero' },
@@ -74,6 +92,7 @@ const options = {
   turns: { type: 'string' },
   scripts: { type: 'string' },
   'expected-ms': { type: 'string' },
+  'expected-reply-ms': { type: 'string' },
   'sample-rate': { type: 'string', default: '16000' },
   'stagger-ms': { type: 'string', default: '100' },
   'server-pid': { type: 'string' },
@@ -126,6 +145,9 @@ async function main(argv: string[]): Promise<number> {
     console.log(`wrote ${htmlPath}`);
     return 0;
   }
+  if (values.transport !== 'websocket' && values.transport !== 'sip') {
+    throw new HarnessError('ERR_BENCH_USAGE', '--transport must be websocket or sip');
+  }
   if (!values.self) {
     return run(values);
   }
@@ -135,6 +157,7 @@ async function main(argv: string[]): Promise<number> {
   const vendors = {
     transcriberMs: number(values['transcriber-ms'], 'transcriber-ms', 0, 10_000),
     modelMs: number(values['model-ms'], 'model-ms', 0, 10_000),
+    voiceMs: number(values['voice-ms'], 'voice-ms', 0, 10_000),
     jitterMs: number(values['vendor-jitter-ms'], 'vendor-jitter-ms', 0, 10_000),
   };
   console.error('starting a Parla of its own (vendor simulators, embedded store)…');
@@ -155,9 +178,20 @@ async function main(argv: string[]): Promise<number> {
         url: parla.url,
         key: parla.apiKey,
         'assistant-id': parla.assistantId,
+        'sip-target': `${parla.sip.host}:${parla.sip.port}`,
+        'sip-number': parla.sip.number,
+        'phone-number-id': parla.phoneNumberId,
         'server-pid': values['server-pid'] ?? String(parla.pid),
         'expected-ms': values['expected-ms'] ?? String(parla.expectedMs),
-        label: values.label ?? `self (${values.vad} VAD), ${values.calls} calls`,
+        'expected-reply-ms':
+          values['expected-reply-ms'] ??
+          String(
+            replyDurationMs(
+              values.transport === 'sip' || values['sample-rate'] === '8000' ? 8000 : 16_000,
+            ),
+          ),
+        label:
+          values.label ?? `self (${values.vad} VAD, ${values.transport}), ${values.calls} calls`,
       },
       { vad: values.vad, threads: values.threads, ...vendors },
       parla.vendorsPid,
@@ -179,12 +213,23 @@ async function run(
 ): Promise<number> {
   const calls = integer(values.calls, 'calls', 1, 10_000);
   const turns = values.turns === undefined ? null : integer(values.turns, 'turns', 1, 1000);
-  const sampleRateHz = integer(values['sample-rate'], 'sample-rate', 8000, 48_000);
+  const sip = values.transport === 'sip';
+  const sampleRateHz = sip
+    ? SIP_SAMPLE_RATE_HZ
+    : integer(values['sample-rate'], 'sample-rate', 8000, 48_000);
   const staggerMs = number(values['stagger-ms'], 'stagger-ms', 0, 60_000);
   const expectedMs =
     values['expected-ms'] === undefined
       ? null
       : number(values['expected-ms'], 'expected-ms', 0, 60_000);
+  const expectedReplyMs =
+    values['expected-reply-ms'] === undefined
+      ? null
+      : number(values['expected-reply-ms'], 'expected-reply-ms', 0, 600_000);
+  const measure = {
+    ...(expectedMs === null ? {} : { expectedLatencyMs: expectedMs }),
+    ...(expectedReplyMs === null ? {} : { expectedReplyMs }),
+  };
   const clock = new RealClock();
   let transport: TransportFactory;
   let target: BenchResult['target'];
@@ -201,6 +246,8 @@ async function run(
       sendStages: true,
     });
     target = { transport: 'fake', url: null, assistantId: null };
+  } else if (sip) {
+    ({ transport, target } = sipTransport(values, self));
   } else {
     const url = values.url;
     const apiKey = values.key ?? process.env.PARLA_API_KEY;
@@ -250,7 +297,7 @@ async function run(
       calls: concurrency,
       ...(turns === null ? {} : { turnsPerCall: turns }),
       staggerMs,
-      measure: expectedMs === null ? {} : { expectedLatencyMs: expectedMs },
+      measure,
       onProgress: (p) => display.update(p),
     });
     display.done();
@@ -320,6 +367,7 @@ async function run(
       turnsPerCall: turns,
       scripts: scripts.map((s) => s.name),
       expectedLatencyMs: expectedMs,
+      expectedReplyMs,
     },
     summary: summarize(final.run.calls),
     pacing: final.run.pacing,
@@ -339,6 +387,31 @@ async function run(
   console.log(summaryText(result));
   console.log(`\nwrote ${outPath}\n      ${htmlPath}`);
   return result.summary.failedCalls === result.summary.calls ? 1 : 0;
+}
+
+/** `--transport sip`: see sipTransportFactory. */
+function sipTransport(
+  values: Values,
+  self: Record<string, unknown> | null,
+): { transport: TransportFactory; target: BenchResult['target'] } {
+  const apiKey = values.key ?? process.env.PARLA_API_KEY;
+  const phoneNumberId = values['phone-number-id'];
+  const transport = sipTransportFactory({
+    target: values['sip-target'] ?? '',
+    number: values['sip-number'] ?? '',
+    ...(values.url !== undefined && apiKey !== undefined && phoneNumberId !== undefined
+      ? { api: { baseUrl: values.url, apiKey, phoneNumberId } }
+      : {}),
+  });
+  return {
+    transport,
+    target: {
+      transport: 'sip',
+      url: `sip:${values['sip-number']}@${values['sip-target']}`,
+      assistantId: values['assistant-id'] ?? null,
+      ...(self === null ? {} : { self }),
+    },
+  };
 }
 
 async function loadScripts(

@@ -17,8 +17,25 @@ export interface TurnMark {
 }
 
 export interface MeasureOptions {
-  /** A backchannel stops the assistant falsely when its audio ends within this. Default 1000 ms. */
+  /**
+   * The barge-in window: an assistant stop is put down to a backchannel only when the assistant
+   * audio ends within this of the backchannel's onset. Default 1000 ms.
+   */
   falseInterruptionWindowMs?: number;
+  /**
+   * The natural length of the replies backchannels land in (known for scripted replies: the
+   * vendor simulators' answer). With it, a stop is a false interruption only when the reply's
+   * audio ended more than `replyEndToleranceMs` before its start + this.
+   */
+  expectedReplyMs?: number;
+  /** See expectedReplyMs. Default 250 ms (segment edges, the last frame, late chunks). */
+  replyEndToleranceMs?: number;
+  /**
+   * Arrival times of the server's `clear` messages (its "stop playback" event), given only when
+   * the transport carries the server's messages. Used when expectedReplyMs is not known: a stop
+   * counts when a `clear` came between the backchannel's onset and the end of the window.
+   */
+  clearsAtMs?: readonly number[];
   /** Latency the scenario itself adds (simulated vendors, configured waits): subtracted for addedMs. */
   expectedLatencyMs?: number;
 }
@@ -40,8 +57,16 @@ export interface TurnMeasures {
   bargeInStopMs: number | null;
   /** Interruptions: caller speech onset → the server's `clear` message (filled by the runner). */
   clearMs: number | null;
-  /** Backchannels during assistant speech: the assistant stopped within the window (else false). */
+  /**
+   * Backchannels that started while assistant audio was playing: true when that audio stopped
+   * within the barge-in window of the onset and before the reply's natural end (from
+   * expectedReplyMs, or else the server's `clear`); false when it played on or ended naturally;
+   * null when the backchannel did not land in assistant audio, or when a stop within the window
+   * cannot be told from a natural end (neither a reply length nor server events are known).
+   */
   falseInterruption: boolean | null;
+  /** Backchannels during assistant speech: onset → the end of the assistant audio it landed in. */
+  assistantStoppedAfterMs: number | null;
   /** The assistant started speaking while the caller was mid-turn (between onset and end). */
   cutOff: boolean;
   /** Assistant audio from this turn's start to the next turn's (inside speech only). */
@@ -99,6 +124,26 @@ export function measureConversation(
   return measureTurns(callerSegments, track(received, tracker), marks, options);
 }
 
+/** See TurnMeasures.falseInterruption. `landedIn` is the assistant audio the onset fell in. */
+function stoppedByBackchannel(
+  landedIn: SpeechSegment,
+  onsetMs: number,
+  windowMs: number,
+  options: MeasureOptions,
+): boolean | null {
+  if (landedIn.endMs - onsetMs > windowMs) {
+    return false;
+  }
+  if (options.expectedReplyMs !== undefined) {
+    const naturalEndMs = landedIn.startMs + options.expectedReplyMs;
+    return landedIn.endMs < naturalEndMs - (options.replyEndToleranceMs ?? 250);
+  }
+  if (options.clearsAtMs !== undefined) {
+    return options.clearsAtMs.some((atMs) => atMs >= onsetMs && atMs <= onsetMs + windowMs);
+  }
+  return null;
+}
+
 function track(
   chunks: readonly AudioChunk[],
   options: Omit<SpeechTrackerOptions, 'onSpeechStart' | 'onSpeechEnd'>,
@@ -142,6 +187,7 @@ export function measureTurns(
       bargeInStopMs: null,
       clearMs: null,
       falseInterruption: null,
+      assistantStoppedAfterMs: null,
       cutOff: false,
       lateChunks: 0,
       maxLateByMs: 0,
@@ -161,7 +207,8 @@ export function measureTurns(
       measures.bargeInStopMs = landedIn.endMs - callerStartMs;
     }
     if (mark.kind === 'backchannel' && landedIn !== undefined) {
-      measures.falseInterruption = landedIn.endMs - callerStartMs <= windowMs;
+      measures.assistantStoppedAfterMs = landedIn.endMs - callerStartMs;
+      measures.falseInterruption = stoppedByBackchannel(landedIn, callerStartMs, windowMs, options);
     }
     if (mark.kind !== 'backchannel') {
       measures.cutOff = assistant.segments.some(

@@ -14,7 +14,7 @@ export interface BenchResult {
   label: string;
   machine: MachineInfo;
   target: {
-    transport: 'websocket' | 'fake';
+    transport: 'websocket' | 'sip' | 'fake';
     url: string | null;
     assistantId: string | null;
     /** `--self` runs: the simulated vendors' latencies, the VAD and Parla's worker threads. */
@@ -26,6 +26,8 @@ export interface BenchResult {
     scripts: string[];
     /** Simulated vendor latency plus configured waits, subtracted for "added" latency. */
     expectedLatencyMs: number | null;
+    /** The replies' natural length backchannels were judged against (absent in older results). */
+    expectedReplyMs?: number | null;
   };
   summary: Summary;
   pacing: RunResult['pacing'];

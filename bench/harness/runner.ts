@@ -163,7 +163,14 @@ export async function runCalls(options: RunOptions): Promise<RunResult> {
 }
 
 function toCallResult(outcome: CallOutcome, measure: MeasureOptions): CallResult {
-  const measured = measureTurns(outcome.callerSegments, outcome.assistant, outcome.marks, measure);
+  // The server's `clear` events tell a stop from a natural end where the transport carries them.
+  const carriesMessages = Object.keys(outcome.messageCounts).length > 0;
+  const measured = measureTurns(outcome.callerSegments, outcome.assistant, outcome.marks, {
+    ...measure,
+    ...(carriesMessages && measure.clearsAtMs === undefined
+      ? { clearsAtMs: outcome.clearsAtMs }
+      : {}),
+  });
   const turns = measured.turns;
   for (const stage of outcome.stages) {
     const turn = lastStartedBy(turns, outcome, stage.atMs);

@@ -1,7 +1,7 @@
 /**
  * The Parla a `--self` run starts (as a child process, see self-parla.ts): the composition of
- * src/main.ts (store, worker host, call engine with the call reporter, websocket server, control
- * plane) from the same modules and the same environment settings, with one difference: the
+ * src/main.ts (store, worker host, call engine with the call reporter, SIP and websocket servers,
+ * control plane) from the same modules and the same environment settings, with one difference: the
  * worker watchdog waits 30 s instead of 2 s for a heartbeat. On a machine loaded by other work,
  * a thread loading the Silero model can miss the 2 s heartbeat; the production watchdog then
  * ends its calls with `worker-died` (and terminating a thread holding an onnxruntime session can
@@ -13,6 +13,7 @@ import { CallEngine } from '../../src/calls/call-engine.js';
 import { CallParamsBuilder } from '../../src/calls/call-params-builder.js';
 import { createCallReporter } from '../../src/calls/reporting/call-reporter.js';
 import { loadPriceTable } from '../../src/calls/reporting/price-table.js';
+import { SipServer } from '../../src/calls/sip-server.js';
 import { WebsocketCallStarter } from '../../src/calls/websocket-call-starter.js';
 import { loadConfig, publicBaseUrl, wsPublicBaseUrl } from '../../src/config/load.js';
 import { buildApp } from '../../src/control/app.js';
@@ -69,6 +70,17 @@ const builder = new CallParamsBuilder(store, {
   },
   vad: config.vad,
 });
+// SIP calls (for `--transport sip`): RTP on the range self-parla.ts chose.
+const sipServer = await SipServer.start({
+  store,
+  engine,
+  builder,
+  host: config.host,
+  sipPort: config.sipPort,
+  rtpPortMin: config.rtpPortMin,
+  rtpPortMax: config.rtpPortMax,
+  log: (error, message) => console.error(`${message}:`, error),
+});
 const wsServer = new WebsocketServer({ registry: engine });
 const wsPort = await wsServer.listen(config.host, config.wsPort);
 const app = await buildApp({
@@ -80,6 +92,7 @@ const app = await buildApp({
   logger: false,
 });
 await app.listen({ host: config.host, port: config.port });
+process.stdout.write(`SIP calls on ${config.host}:${sipServer.port}\n`);
 process.stdout.write(`Websocket calls on ws://${config.host}:${wsPort}\n`);
 
 let closing = false;
@@ -91,6 +104,7 @@ process.on('SIGTERM', () => {
   // Threads are not terminated (see above): the process exits once the calls are stored.
   void engine
     .close({ drainMs: 0 })
+    .then(() => sipServer.close())
     .then(() => wsServer.close())
     .then(() => app.close())
     .then(() => store.close())

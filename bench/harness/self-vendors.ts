@@ -7,17 +7,21 @@
  *
  * Latency distributions: the transcriber answers a Finalize after transcriberMs + U(0, jitterMs);
  * the model's first token comes after modelMs + U(0, jitterMs); the voice sends its first audio
- * at once (the fake has no first-byte delay; its serving time is counted as Parla's).
+ * byte voiceMs + U(0, jitterMs) after each request (FakeSpeechServer.firstByteDelayMs and
+ * firstByteJitterMs). self-parla.ts subtracts the means of all three. The fakes' own serving
+ * time (a few ms each) is not simulated latency and is counted as Parla's.
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dgResults, FakeDeepgramServer } from '../../test/support/fake-deepgram-server.js';
 import { FakeOpenAiServer } from '../../test/support/fake-openai-server.js';
-import { FakeSpeechServer } from '../../test/support/fake-voice-servers.js';
+import { fakePcm, FakeSpeechServer } from '../../test/support/fake-voice-servers.js';
 
 export interface VendorSettings {
   readonly transcriberMs: number;
   readonly modelMs: number;
+  /** The voice's time to first byte (0 when absent, as in settings of older runs). */
+  readonly voiceMs?: number;
   readonly jitterMs: number;
 }
 
@@ -40,6 +44,18 @@ export const REPLY_SENTENCES = [1, 2, 3].map(
   (part) => `Here is part ${part} of the answer${FILLER}. `,
 );
 
+/**
+ * How long the answer plays, in ms, when the voice is asked for `rateHz` audio (Parla asks at its
+ * pipeline rate: 8000 Hz for 8 kHz calls, SIP included, 16000 Hz otherwise): fakePcm's length
+ * for each sentence. Backchannels are judged against it (MeasureOptions.expectedReplyMs).
+ */
+export function replyDurationMs(rateHz: number): number {
+  return REPLY_SENTENCES.reduce(
+    (sum, sentence) => sum + (fakePcm(sentence.trim(), rateHz).length / 2 / rateHz) * 1000,
+    0,
+  );
+}
+
 export async function startVendors(settings: VendorSettings): Promise<VendorEndpoints> {
   const deepgram = new FakeDeepgramServer();
   deepgram.latencyMs = settings.transcriberMs;
@@ -54,6 +70,8 @@ export async function startVendors(settings: VendorSettings): Promise<VendorEndp
     usage: { prompt_tokens: 50, completion_tokens: 400 },
   });
   const elevenLabs = new FakeSpeechServer('11labs', 'bench-voice-key');
+  elevenLabs.firstByteDelayMs = settings.voiceMs ?? 0;
+  elevenLabs.firstByteJitterMs = settings.jitterMs;
   await Promise.all([deepgram.start(), openai.start(), elevenLabs.start()]);
   // The fakes record every request; a long run must not keep them all.
   setInterval(() => {

@@ -55,24 +55,25 @@ describe('measureConversation', () => {
     expect(turn.falseInterruption).toBeNull();
   });
 
-  it('false interruptions: the assistant stops within the window after a backchannel', () => {
+  it('false interruptions: a stop within the window and before the natural end', () => {
     const caller = signal(9000, [
       { fromMs: 1000, toMs: 1300 },
       { fromMs: 6000, toMs: 6300 },
     ]);
-    // Stops 240 ms after the first "uh-huh"; talks on through the second one.
+    // Replies of 3.6 s: the first stops 240 ms after "uh-huh"; the second plays on to its end.
     const assistant = signal(9000, [
       { fromMs: 200, toMs: 1240 },
-      { fromMs: 5000, toMs: 8800 },
+      { fromMs: 5000, toMs: 8600 },
     ]);
     const result = measureConversation(
       timeline(caller),
       timeline(assistant),
       [mark(0, 'backchannel', 950, 1350), mark(1, 'backchannel', 5950, 6350)],
       tracker,
-      { falseInterruptionWindowMs: 1000 },
+      { falseInterruptionWindowMs: 1000, expectedReplyMs: 3600 },
     );
     expect(result.turns.map((t) => t.falseInterruption)).toEqual([true, false]);
+    within(result.turns[0]!.assistantStoppedAfterMs, 240);
     expect(result.turns.map((t) => t.voiceToVoiceMs)).toEqual([null, null]);
   });
 

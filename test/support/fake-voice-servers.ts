@@ -53,6 +53,29 @@ export interface FakeVoiceReply {
   hangAfterChunks?: number;
   /** Send no audio at all until the client goes away. */
   hangBeforeAudio?: boolean;
+  /** Time to first byte of this reply, instead of the server's distribution. */
+  firstByteDelayMs?: number;
+}
+
+/**
+ * A vendor's time to first audio byte: `firstByteDelayMs` + U(0, `firstByteJitterMs`), drawn with
+ * `random` (default Math.random) for each reply. Both 0 by default: audio at once, as before.
+ */
+class FirstByteLatency {
+  firstByteDelayMs = 0;
+  firstByteJitterMs = 0;
+  random: () => number = Math.random;
+  /** The delays used, one per reply that sent audio, oldest first (the last 1,000). */
+  readonly firstByteDelaysMs: number[] = [];
+
+  protected drawFirstByteDelayMs(reply: FakeVoiceReply): number {
+    const delayMs =
+      reply.firstByteDelayMs ?? this.firstByteDelayMs + this.random() * this.firstByteJitterMs;
+    if (this.firstByteDelaysMs.push(delayMs) > 1000) {
+      this.firstByteDelaysMs.shift();
+    }
+    return delayMs;
+  }
 }
 
 export interface RecordedVoiceRequest {
@@ -93,9 +116,10 @@ class Script {
  * A local HTTP server speaking OpenAI speech (`/v1/audio/speech`, 24 kHz, bearer key),
  * ElevenLabs streaming (`/v1/text-to-speech/{id}/stream?output_format=pcm_N`, `xi-api-key`) or a
  * custom-voice webhook (`/voice`, `{message: {type: 'voice-request', text, sampleRate}}`). Audio is
- * fakePcm(text, rate) in oddChunks. A wrong key gets 401 (OpenAI, ElevenLabs).
+ * fakePcm(text, rate) in oddChunks, the first chunk after the time to first byte (FirstByteLatency:
+ * 0 unless set). A wrong key gets 401 (OpenAI, ElevenLabs).
  */
-export class FakeSpeechServer {
+export class FakeSpeechServer extends FirstByteLatency {
   readonly kind: FakeSpeechKind;
   readonly apiKey: string;
   readonly requests: RecordedVoiceRequest[] = [];
@@ -104,6 +128,7 @@ export class FakeSpeechServer {
   #url = '';
 
   constructor(kind: FakeSpeechKind, apiKey = 'test-key') {
+    super();
     this.kind = kind;
     this.apiKey = apiKey;
   }
@@ -180,6 +205,10 @@ export class FakeSpeechServer {
     if (reply.hangBeforeAudio === true) {
       return;
     }
+    const firstByteMs = this.drawFirstByteDelayMs(reply);
+    if (firstByteMs > 0) {
+      await sleep(firstByteMs);
+    }
     for (const [i, chunk] of oddChunks(fakePcm(text, rate)).entries()) {
       if (res.destroyed) {
         return;
@@ -246,9 +275,10 @@ export interface FakeCartesiaReply extends FakeVoiceReply {
 /**
  * A local `ws` server speaking Cartesia's TTS websocket at `/tts/websocket`: checks `api_key` in
  * the query (401 on upgrade otherwise), answers a request with base64 `chunk` messages of
- * fakePcm in oddChunks, then `done`. `status` rejects the upgrade with that HTTP status.
+ * fakePcm in oddChunks (the first after the time to first byte, see FirstByteLatency), then
+ * `done`. `status` rejects the upgrade with that HTTP status.
  */
-export class FakeCartesiaServer {
+export class FakeCartesiaServer extends FirstByteLatency {
   readonly apiKey: string;
   readonly requests: RecordedCartesiaRequest[] = [];
   readonly #script = new Script();
@@ -257,6 +287,7 @@ export class FakeCartesiaServer {
   #url = '';
 
   constructor(apiKey = 'test-key') {
+    super();
     this.apiKey = apiKey;
     this.#server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
       this.#upgrade(req, socket, head),
@@ -344,6 +375,10 @@ export class FakeCartesiaServer {
     if (reply.hangBeforeAudio === true) {
       await once(ws, 'close');
       return;
+    }
+    const firstByteMs = this.drawFirstByteDelayMs(reply);
+    if (firstByteMs > 0) {
+      await sleep(firstByteMs);
     }
     const pcm = fakePcm(message.transcript, message.output_format.sample_rate);
     for (const [i, chunk] of oddChunks(pcm).entries()) {
