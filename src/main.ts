@@ -4,7 +4,9 @@ import { CallEngine } from './calls/call-engine.js';
 import { CallParamsBuilder } from './calls/call-params-builder.js';
 import { createCallReporter } from './calls/reporting/call-reporter.js';
 import { loadPriceTable } from './calls/reporting/price-table.js';
+import { PhoneCallStarter } from './calls/phone-call-starter.js';
 import { SipServer } from './calls/sip-server.js';
+import { sweepStaleCalls } from './calls/stale-call-sweeper.js';
 import { WebsocketCallStarter } from './calls/websocket-call-starter.js';
 import { loadConfig, publicBaseUrl, wsPublicBaseUrl } from './config/load.js';
 import type { Config } from './config/schema.js';
@@ -57,8 +59,14 @@ async function main(): Promise<void> {
       `\nParla created an organization and its API key (shown only this once):\n\n  ${createdKey}\n\n`,
     );
   }
+  // Calls a crashed or killed run left live can never go on: end them before taking new ones.
+  const swept = await sweepStaleCalls(store);
+  if (swept > 0) {
+    process.stdout.write(`Ended ${swept} calls the previous run left live\n`);
+  }
   const host = new WorkerHost({
     threads: config.workerThreads === 0 ? availableParallelism() : config.workerThreads,
+    heartbeatTimeoutMs: config.workerHeartbeatTimeoutMs,
   });
   const log = (error: unknown, message: string): void => {
     if (config.logLevel !== 'silent') {
@@ -78,6 +86,7 @@ async function main(): Promise<void> {
         call,
         assistant: params.assistant,
         variableValues: params.variableValues,
+        callParams: params,
         store,
         filesDir: join(dataDir, 'files'),
         publicUrl: publicBaseUrl(config),
@@ -109,7 +118,11 @@ async function main(): Promise<void> {
   const wsPort = await wsServer.listen(config.host, config.wsPort);
   const app = await buildApp({
     store,
-    callStarter: new WebsocketCallStarter(store, engine, builder),
+    // Outbound phone calls over SIP; websocket calls as before.
+    callStarter: new PhoneCallStarter(
+      sipServer?.outbound,
+      new WebsocketCallStarter(store, engine, builder),
+    ),
     liveCalls: engine,
     publicUrl: publicBaseUrl(config),
     filesDir: join(dataDir, 'files'),

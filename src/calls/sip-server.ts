@@ -1,10 +1,18 @@
 import type { Store } from '../store/store.js';
 import { RtpPortAllocator } from '../transports/rtp/rtp-port-allocator.js';
-import { SipUserAgent } from '../transports/sip/sip-user-agent.js';
+import type { DialogEndReason } from '../transports/sip/dialog-layer.js';
+import type { SipDialog } from '../transports/sip/dialog.js';
+import {
+  SipUserAgent,
+  type IncomingInvite,
+  type SipCallHandler,
+} from '../transports/sip/sip-user-agent.js';
 import type { SipTimerConfig } from '../transports/sip/timers.js';
 import type { CallEngine } from './call-engine.js';
 import type { CallParamsBuilder } from './call-params-builder.js';
 import { SipInboundCalls } from './sip-inbound-calls.js';
+import { SipOutboundCalls } from './sip-outbound-calls.js';
+import { SipRegistrations } from './sip-outbound-registrations.js';
 
 export interface SipServerOptions {
   readonly store: Store;
@@ -22,14 +30,68 @@ export interface SipServerOptions {
   readonly timers?: SipTimerConfig;
   /** Also listen on TCP. Default true. */
   readonly tcp?: boolean;
+  /** How long an outbound call may ring before we CANCEL it. Default 25 s. */
+  readonly ringTimeoutMs?: number;
+  /** Trunk registrations: how often credentials are read again, and binding terms. */
+  readonly registrations?: {
+    readonly reloadIntervalMs?: number;
+    readonly expiresSeconds?: number;
+    readonly retryBaseMs?: number;
+  };
   readonly log: (error: unknown, message: string) => void;
 }
 
-/** The SIP side of Parla: the user agent on the SIP port and the inbound calls it routes. */
+/**
+ * The user agent has one call handler: new INVITEs and CANCELs are inbound; dialog events go to
+ * the outbound calls when the dialog is one of theirs, else to the inbound calls.
+ */
+class SipCallDispatcher implements SipCallHandler {
+  constructor(
+    private readonly inbound: SipInboundCalls,
+    private readonly outbound: SipOutboundCalls,
+  ) {}
+
+  onInvite(invite: IncomingInvite): void {
+    this.inbound.onInvite(invite);
+  }
+
+  onCancel(invite: IncomingInvite): void {
+    this.inbound.onCancel(invite);
+  }
+
+  onDialogEnded(dialog: SipDialog, reason: DialogEndReason): void {
+    if (this.outbound.owns(dialog)) {
+      this.outbound.onDialogEnded(dialog, reason);
+    } else {
+      this.inbound.onDialogEnded(dialog, reason);
+    }
+  }
+
+  onInfoDtmf(dialog: SipDialog, digit: string): void {
+    if (this.outbound.owns(dialog)) {
+      this.outbound.onInfoDtmf(dialog, digit);
+    } else {
+      this.inbound.onInfoDtmf(dialog, digit);
+    }
+  }
+
+  onOffer(dialog: SipDialog, offer: Buffer | undefined): Buffer | undefined {
+    return this.outbound.owns(dialog)
+      ? this.outbound.onOffer(dialog, offer)
+      : this.inbound.onOffer(dialog, offer);
+  }
+}
+
+/**
+ * The SIP side of Parla: the user agent on the SIP port, the inbound calls it routes, the
+ * outbound calls it places and the trunk registrations it keeps.
+ */
 export class SipServer {
   private constructor(
     readonly agent: SipUserAgent,
     readonly calls: SipInboundCalls,
+    readonly outbound: SipOutboundCalls,
+    readonly registrations: SipRegistrations,
   ) {}
 
   static async start(options: SipServerOptions): Promise<SipServer> {
@@ -46,36 +108,58 @@ export class SipServer {
         { code: 'ERR_CONFIG' },
       );
     }
-    const calls = new SipInboundCalls({
+    const allocator = new RtpPortAllocator({
+      minPort: options.rtpPortMin,
+      maxPort: options.rtpPortMax,
+    });
+    const media = {
       store: options.store,
       engine: options.engine,
       builder: options.builder,
-      allocator: new RtpPortAllocator({ minPort: options.rtpPortMin, maxPort: options.rtpPortMax }),
+      allocator,
       rtpBindAddress: options.host,
       mediaAddress: advertised,
       ...(options.rtpInactivityTimeoutMs !== undefined && {
         rtpInactivityTimeoutMs: options.rtpInactivityTimeoutMs,
       }),
       log: options.log,
+    };
+    const calls = new SipInboundCalls(media);
+    const outbound = new SipOutboundCalls({
+      ...media,
+      ...(options.ringTimeoutMs !== undefined && { ringTimeoutMs: options.ringTimeoutMs }),
     });
     const agent = await SipUserAgent.start({
       host: options.host,
       port: options.sipPort,
       advertisedHost: advertised,
-      handler: calls,
+      handler: new SipCallDispatcher(calls, outbound),
       ...(options.tcp !== undefined && { tcp: options.tcp }),
       ...(options.timers !== undefined && { timers: options.timers }),
     });
     calls.attach(agent);
-    return new SipServer(agent, calls);
+    outbound.attach(agent);
+    const registrations = new SipRegistrations({
+      store: options.store,
+      transactions: agent.dialogs.transactions,
+      transports: agent.transports,
+      ...options.registrations,
+      log: options.log,
+    });
+    await registrations.start();
+    return new SipServer(agent, calls, outbound, registrations);
   }
 
   get port(): number {
     return this.agent.port;
   }
 
-  /** Stops taking SIP traffic; live calls are ended by the call engine's close first. */
-  close(): Promise<void> {
-    return this.agent.close();
+  /**
+   * Unregisters from trunks, then stops taking SIP traffic; live calls are ended by the call
+   * engine's close first.
+   */
+  async close(): Promise<void> {
+    await this.registrations.close();
+    await this.agent.close();
   }
 }

@@ -3,7 +3,9 @@
  * the voice pipeline), call engine, the SIP server on a free port of 127.0.0.1 (UDP and TCP) with RTP in a
  * range of its own, and the control plane (inject()) to create assistants, trunks and numbers.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
@@ -14,7 +16,8 @@ import {
   NO_PROVIDER_DEFAULTS,
   type ProviderServerSettings,
 } from '../../src/calls/pipeline-call-params.js';
-import { SipServer } from '../../src/calls/sip-server.js';
+import { PhoneCallStarter } from '../../src/calls/phone-call-starter.js';
+import { SipServer, type SipServerOptions } from '../../src/calls/sip-server.js';
 import { WebsocketCallStarter } from '../../src/calls/websocket-call-starter.js';
 import { buildApp } from '../../src/control/app.js';
 import type { Doc } from '../../src/store/resource-store.js';
@@ -56,6 +59,16 @@ export interface SipHarness {
     assistant?: Doc | null;
   }): Promise<{ phoneNumberId: string; assistantId?: string }>;
   callsOf(phoneNumberId: string): Promise<Doc[]>;
+  /**
+   * A trunk whose outbound gateway is `127.0.0.1:port` (with `trunk` fields merged in) and a
+   * number on it, for outbound calls; the assistant (echo handler) is created too.
+   */
+  outboundNumber(options: {
+    port: number;
+    number?: string;
+    trunk?: Doc;
+    assistant?: Doc;
+  }): Promise<{ phoneNumberId: string; assistantId: string; credentialId: string }>;
 }
 
 export interface SipHarnessOptions {
@@ -65,6 +78,8 @@ export interface SipHarnessOptions {
   rtpInactivityTimeoutMs?: number;
   /** Wraps the params builder (tests hold a call in set-up). */
   builder?: (builder: CallParamsBuilder) => CallParamsBuilder;
+  ringTimeoutMs?: number;
+  registrations?: SipServerOptions['registrations'];
 }
 
 /** A range of 200 RTP ports per test file, chosen at random to keep parallel runs apart. */
@@ -116,13 +131,18 @@ export function useSipHarness(options: SipHarnessOptions = {}): SipHarness {
       ...(options.rtpInactivityTimeoutMs !== undefined && {
         rtpInactivityTimeoutMs: options.rtpInactivityTimeoutMs,
       }),
+      ...(options.ringTimeoutMs !== undefined && { ringTimeoutMs: options.ringTimeoutMs }),
+      ...(options.registrations !== undefined && { registrations: options.registrations }),
       log: () => {},
     });
     h.app = await buildApp({
       store: h.store,
       publicUrl: 'http://parla.test',
       filesDir: join(opened.dataDir, 'files'),
-      callStarter: new WebsocketCallStarter(h.store, h.engine, builder),
+      callStarter: new PhoneCallStarter(
+        h.sip.outbound,
+        new WebsocketCallStarter(h.store, h.engine, builder),
+      ),
       liveCalls: h.engine,
     });
     await h.app.ready();
@@ -171,6 +191,35 @@ export function useSipHarness(options: SipHarnessOptions = {}): SipHarness {
     }
     return { phoneNumberId: phoneNumber.id as string, ...(assistantId && { assistantId }) };
   };
+  h.outboundNumber = async ({ port, number = '+15550100000', trunk = {}, assistant = {} }) => {
+    const [trunkStatus, credential] = await h.post('/credential', {
+      provider: 'byo-sip-trunk',
+      gateways: [{ ip: '127.0.0.1', port, inboundEnabled: false }],
+      ...trunk,
+    });
+    if (trunkStatus !== 201) {
+      throw new Error(`POST /credential answered ${trunkStatus}: ${JSON.stringify(credential)}`);
+    }
+    const [, created] = await h.post('/assistant', {
+      name: 'SIP outbound test',
+      metadata: { echoMode: 'echo' },
+      ...assistant,
+    });
+    const [status, phoneNumber] = await h.post('/phone-number', {
+      provider: 'byo-phone-number',
+      number,
+      numberE164CheckEnabled: false,
+      credentialId: credential.id,
+    });
+    if (status !== 201) {
+      throw new Error(`POST /phone-number answered ${status}: ${JSON.stringify(phoneNumber)}`);
+    }
+    return {
+      phoneNumberId: phoneNumber.id as string,
+      assistantId: created.id as string,
+      credentialId: credential.id as string,
+    };
+  };
   h.callsOf = (phoneNumberId) =>
     h.store.resources.calls.list(h.orgId, { limit: 10, equals: { phoneNumberId } });
   return h;
@@ -203,4 +252,55 @@ export async function rtpPeer(): Promise<{ socket: Socket; port: number; packets
   socket.on('message', (data) => packets.push(data));
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
   return { socket, port: socket.address().port, packets };
+}
+
+/** A UDP port free a moment ago (SIPp binds it next; our Timer A covers a late bind). */
+export async function freeUdpPort(): Promise<number> {
+  const socket = createSocket('udp4');
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  const port = socket.address().port;
+  await new Promise<void>((resolve) => socket.close(resolve));
+  return port;
+}
+
+/** An even RTP port for SIPp (-mp) away from the harness's own range. */
+export function sippMediaPort(): number {
+  return 30_000 + 2 * Math.floor(Math.random() * 4000);
+}
+
+/**
+ * Starts SIPp as a one-call UAS (the far end of an outbound call, or a registrar) on
+ * 127.0.0.1:`port`; resolves with its exit code and the end of its output when it ends.
+ */
+export function startSippUas(
+  scenario: string,
+  port: number,
+  extra: readonly string[] = [],
+): { child: ChildProcess; exited: Promise<{ code: number | null; output: string }> } {
+  const child = spawn(
+    'sipp',
+    [
+      '-sf',
+      join(SIPP_SCENARIOS, scenario),
+      '-i',
+      '127.0.0.1',
+      '-p',
+      String(port),
+      '-m',
+      '1',
+      '-nostdin',
+      '-timeout',
+      '30s',
+      '-timeout_error',
+      ...extra,
+    ],
+    { cwd: tmpdir(), env: { ...process.env, TERM: 'dumb' } },
+  );
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<{ code: number | null; output: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, output: output.slice(-4000) })),
+  );
+  return { child, exited };
 }

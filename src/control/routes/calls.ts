@@ -17,11 +17,23 @@ import { checkNumber } from '../schemas/phone-number.js';
 import type { RouteDeps } from './index.js';
 import { checkPhoneNumberRefs, requireHandlerRefs, requireRef } from './phone-numbers.js';
 
+/** sip(s):[user[:password]@]host[:port][;params][?headers], no white space or angle brackets. */
+const SIP_URI =
+  /^sips?:([^@\s<>"]+@)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9][A-Za-z0-9.-]*)(:[0-9]{1,5})?([;?][^\s<>"]*)?$/i;
+
 const HANDLER_LIST = 'assistant, assistantId, squad, squadId, workflow or workflowId';
 
-/** Checks a customer's number (E.164 unless its check is off); `path` names it in messages. */
+/**
+ * Checks a customer's number (E.164 unless its check is off) and SIP URI (one we can put in a
+ * Request-URI); `path` names it in messages.
+ */
 export function checkCustomer(customer: Doc, path: string): void {
   checkNumber(`${path}.number`, customer.number, customer.numberE164CheckEnabled);
+  if (typeof customer.sipUri === 'string') {
+    if (!SIP_URI.test(customer.sipUri)) {
+      throw badRequest(`${path}.sipUri must be a SIP URI such as sip:alice@sip.example.com`);
+    }
+  }
 }
 
 function checkHandler(body: Doc): void {

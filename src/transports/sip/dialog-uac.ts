@@ -16,6 +16,11 @@ export interface OutgoingInviteOptions extends SipDialogRequestOptions {
   readonly to: string;
   /** Route header values for a preloaded route set (an outbound proxy), in order. */
   readonly routes?: readonly string[];
+  /**
+   * Resending after a 401/407 (§22.2): the first INVITE's Call-ID and From tag, and a CSeq one
+   * higher. Default: a new Call-ID and tag, CSeq 1.
+   */
+  readonly retryOf?: { readonly callId: string; readonly localTag: string; readonly seq: number };
 }
 
 export type OutgoingInviteResult =
@@ -30,7 +35,10 @@ export interface OutgoingInvite {
   cancel(): void;
 }
 
-/** An initial INVITE (§8.1.1): new Call-ID and From tag, CSeq 1, our Contact, Max-Forwards. */
+/**
+ * An initial INVITE (§8.1.1): new Call-ID and From tag, CSeq 1 (or those of `retryOf`), our
+ * Contact, Max-Forwards.
+ */
 export function buildInvite(
   options: OutgoingInviteOptions,
   localTag: string,
@@ -45,8 +53,11 @@ export function buildInvite(
     .append('Max-Forwards', '70')
     .append('From', `${options.from};tag=${localTag}`)
     .append('To', options.to)
-    .append('Call-ID', `${randomBytes(12).toString('hex')}@${callIdHost}`)
-    .append('CSeq', '1 INVITE')
+    .append(
+      'Call-ID',
+      options.retryOf?.callId ?? `${randomBytes(12).toString('hex')}@${callIdHost}`,
+    )
+    .append('CSeq', `${options.retryOf?.seq ?? 1} INVITE`)
     .append('Contact', contact)
     .append('Supported', 'timer');
   for (const [name, value] of options.headers ?? []) {
@@ -79,12 +90,14 @@ export function placeCall(
 ): OutgoingInvite {
   const { transactions, contact } = context;
   const transport = options.target.transport;
-  const request = buildInvite(options, newTag(), contact, context.callIdHost);
+  const localTag = options.retryOf?.localTag ?? newTag();
+  const request = buildInvite(options, localTag, contact, context.callIdHost);
+  const seq = options.retryOf?.seq ?? 1;
   let resolveResult!: (result: OutgoingInviteResult) => void;
   const result = new Promise<OutgoingInviteResult>((resolve) => (resolveResult = resolve));
   let dialog: SipDialog | undefined;
   const ack = (to: SipDialog): void =>
-    transactions.sendStateless(to.createAck(1), to.nextHop() ?? options.target);
+    transactions.sendStateless(to.createAck(seq), to.nextHop() ?? options.target);
   const transaction = transactions.sendRequest(request, options.target, {
     onResponse: (response) => {
       if (response.status < 200) {

@@ -1,0 +1,271 @@
+/**
+ * Outbound calls end to end: POST /call with a byo-phone-number dials SIPp (the customer's phone
+ * behind the trunk) through our SIP stack, with RTP both ways and the status going
+ * queued → ringing → in-progress → ended.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Doc } from '../../src/store/resource-store.js';
+import {
+  freeUdpPort,
+  sippMediaPort,
+  startSippUas,
+  useSipHarness,
+  type SipHarness,
+} from '../calls/sip-call-harness.js';
+import { hasSipp } from '../support/sipp.js';
+
+async function waitFor<T>(
+  read: () => Promise<T | undefined> | T | undefined,
+  timeoutMs: number,
+  what: string,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined && value !== false) {
+      return value;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+let numbers = 0;
+const newNumber = (): string => `+1555020${String(1000 + numbers++)}`;
+
+async function stored(h: SipHarness, callId: string): Promise<Doc> {
+  return (await h.store.resources.calls.get(h.orgId, callId))!;
+}
+
+async function endedCall(h: SipHarness, callId: string): Promise<Doc> {
+  return waitFor(
+    async () => {
+      const call = await stored(h, callId);
+      // The end-of-call fields (the observer's artifact) land just after the status.
+      return call.status === 'ended' && call.artifact !== undefined ? call : undefined;
+    },
+    20_000,
+    'the call to end',
+  );
+}
+
+describe.skipIf(!hasSipp)('outbound SIP calls answered by SIPp', () => {
+  const h = useSipHarness({ ringTimeoutMs: 3000 });
+
+  async function dial(
+    scenario: string,
+    options: { trunk?: Doc; assistant?: Doc; sippArgs?: string[]; customer?: Doc } = {},
+  ) {
+    const port = await freeUdpPort();
+    const { phoneNumberId, assistantId } = await h.outboundNumber({
+      port,
+      number: newNumber(),
+      ...(options.trunk !== undefined && { trunk: options.trunk }),
+      ...(options.assistant !== undefined && { assistant: options.assistant }),
+    });
+    const sipp = startSippUas(scenario, port, [
+      '-mp',
+      String(sippMediaPort()),
+      ...(options.sippArgs ?? []),
+    ]);
+    const [status, call] = await h.post('/call', {
+      assistantId,
+      phoneNumberId,
+      customer: { number: '+15550009999', ...options.customer },
+    });
+    expect(status, JSON.stringify(call)).toBe(201);
+    return { call, sipp };
+  }
+
+  it(
+    'rings, connects with RTP both ways and ends on the customer BYE',
+    { timeout: 60_000 },
+    async () => {
+      const { call, sipp } = await dial('outbound-answer.xml', {
+        assistant: {
+          metadata: { echoMode: 'tone' },
+          keypadInputPlan: { enabled: true, timeoutSeconds: 0.5 },
+        },
+        sippArgs: ['-rtp_echo'],
+        customer: { extension: '42' },
+      });
+      expect(call).toMatchObject({
+        type: 'outboundPhoneCall',
+        phoneCallTransport: 'sip',
+        status: 'queued',
+      });
+      expect(call.monitor.controlUrl).toMatch(/^http:\/\/parla\.test\/call\/.+\/control\?token=/);
+      // SIPp rings for 1.5 s before it answers.
+      await waitFor(
+        async () => (await stored(h, call.id)).status === 'ringing',
+        15_000,
+        'the ringing status',
+      );
+      const result = await sipp.exited;
+      expect(result.code, result.output).toBe(0);
+      const ended = await endedCall(h, call.id);
+      expect(ended.endedReason).toBe('customer-ended-call');
+      const observer = h.observers.get(call.id)!;
+      expect(observer.statuses.map((status) => status.status)).toEqual([
+        'ringing',
+        'in-progress',
+        'ended',
+      ]);
+      // Our 440 Hz tone went out as RTP and came back through SIPp's echo.
+      expect(observer.audio.assistant).toBeGreaterThan(8000);
+      expect(observer.audio.user).toBeGreaterThan(8000);
+      expect(observer.energy.user / observer.audio.user).toBeGreaterThan(50);
+      // The extension went out as RFC 4733 events; SIPp echoed them, and they came back in as
+      // the customer's keypad input.
+      const keyed = observer.events
+        .filter((event) => event.type === 'control-received')
+        .map((event) => (event.message as { message?: { content?: string } }).message?.content);
+      expect(keyed).toEqual(['42']);
+    },
+  );
+
+  it(
+    'hangs up with BYE when the call is ended through its control URL',
+    { timeout: 60_000 },
+    async () => {
+      const { call, sipp } = await dial('outbound-wait-bye.xml');
+      await waitFor(() => h.engine.session(call.id)?.state === 'in-progress', 15_000, 'the answer');
+      const control = new URL(call.monitor.controlUrl as string);
+      const response = await h.app.inject({
+        method: 'POST',
+        url: `${control.pathname}${control.search}`,
+        payload: { type: 'end-call' },
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      const result = await sipp.exited;
+      expect(result.code, result.output).toBe(0);
+      expect((await endedCall(h, call.id)).endedReason).toBe('assistant-ended-call');
+    },
+  );
+
+  it('hangs up an answer that accepted none of our codecs', { timeout: 60_000 }, async () => {
+    const { call, sipp } = await dial('outbound-bad-answer.xml');
+    const result = await sipp.exited;
+    expect(result.code, result.output).toBe(0);
+    const ended = await endedCall(h, call.id);
+    expect(ended.endedReason).toBe('call.in-progress.error-sip-outbound-call-failed-to-connect');
+    expect(ended.endedMessage).toBe(
+      'The customer answered, but the answer chose no codec we offered',
+    );
+  });
+
+  it('ends with customer-busy when the customer answers 486', { timeout: 60_000 }, async () => {
+    const { call, sipp } = await dial('outbound-busy.xml');
+    const result = await sipp.exited;
+    expect(result.code, result.output).toBe(0);
+    const ended = await endedCall(h, call.id);
+    expect(ended.endedReason).toBe('customer-busy');
+    expect(ended.endedMessage).toContain('486');
+  });
+
+  it(
+    'tries the next outbound gateway when the first answers 503',
+    { timeout: 60_000 },
+    async () => {
+      const [downPort, nextPort] = [await freeUdpPort(), await freeUdpPort()];
+      const down = startSippUas('outbound-503.xml', downPort);
+      const next = startSippUas('outbound-busy.xml', nextPort);
+      const { phoneNumberId, assistantId } = await h.outboundNumber({
+        port: downPort,
+        number: newNumber(),
+        trunk: {
+          gateways: [
+            { ip: '127.0.0.1', port: downPort, inboundEnabled: false },
+            { ip: '127.0.0.1', port: nextPort, inboundEnabled: false },
+          ],
+        },
+      });
+      const [, call] = await h.post('/call', {
+        assistantId,
+        phoneNumberId,
+        customer: { number: '+15550009999' },
+      });
+      for (const sipp of [down, next]) {
+        const result = await sipp.exited;
+        expect(result.code, result.output).toBe(0);
+      }
+      // The second gateway reached the phone, which was busy.
+      expect((await endedCall(h, call.id as string)).endedReason).toBe('customer-busy');
+    },
+  );
+
+  it('cancels an unanswered call after the ring timeout', { timeout: 60_000 }, async () => {
+    const { call, sipp } = await dial('outbound-no-answer.xml');
+    const result = await sipp.exited;
+    expect(result.code, result.output).toBe(0);
+    expect((await endedCall(h, call.id)).endedReason).toBe('customer-did-not-answer');
+  });
+
+  it('answers a 401 with digest credentials and connects', { timeout: 60_000 }, async () => {
+    const trunk = {
+      outboundAuthenticationPlan: { authUsername: 'parla-trunk', authPassword: 's3cret-pass' },
+    };
+    const { call, sipp } = await dial('outbound-auth.xml', { trunk });
+    const result = await sipp.exited;
+    expect(result.code, result.output).toBe(0);
+    const ended = await endedCall(h, call.id);
+    expect(ended.endedReason).toBe('customer-ended-call');
+    expect(h.observers.get(call.id)!.statuses.map((status) => status.status)).toContain(
+      'in-progress',
+    );
+  });
+
+  it('fails the call when the trunk refuses our credentials', { timeout: 60_000 }, async () => {
+    const trunk = {
+      outboundAuthenticationPlan: { authUsername: 'parla-trunk', authPassword: 'wrong' },
+    };
+    const { call, sipp } = await dial('outbound-auth.xml', { trunk });
+    const result = await sipp.exited;
+    expect(result.code, result.output).toBe(0);
+    const ended = await endedCall(h, call.id);
+    expect(ended.endedReason).toBe('call.in-progress.error-sip-outbound-call-failed-to-connect');
+    expect(ended.endedMessage).toContain('403');
+  });
+});
+
+describe('outbound SIP call requests', () => {
+  const h = useSipHarness();
+
+  it('refuses customers that cannot be dialled, with a clear 400', async () => {
+    const { phoneNumberId, assistantId } = await h.outboundNumber({
+      port: 5060,
+      number: newNumber(),
+    });
+    const call = (customer: Doc) => h.post('/call', { assistantId, phoneNumberId, customer });
+    const [status, error] = await call({ number: '5550009999' });
+    expect(status).toBe(400);
+    expect(String(error.message)).toContain(
+      'customer.number must be a valid phone number in E.164',
+    );
+    const [uriStatus, uriError] = await call({ sipUri: 'sip:not a uri' });
+    expect(uriStatus).toBe(400);
+    expect(String(uriError.message)).toContain('customer.sipUri must be a SIP URI');
+    expect((await call({ name: 'nobody' }))[0]).toBe(400);
+  });
+
+  it('ends at once when the trunk has no outbound gateway', async () => {
+    const { phoneNumberId, assistantId } = await h.outboundNumber({
+      port: 5060,
+      number: newNumber(),
+      trunk: { gateways: [{ ip: '127.0.0.1', outboundEnabled: false }] },
+    });
+    const [status, call] = await h.post('/call', {
+      assistantId,
+      phoneNumberId,
+      customer: { number: '+15550009999' },
+    });
+    expect(status).toBe(201);
+    expect(call).toMatchObject({
+      status: 'ended',
+      endedReason: 'call.start.error-get-transport',
+      endedMessage: 'The SIP trunk has no gateway with outboundEnabled',
+    });
+  });
+});
