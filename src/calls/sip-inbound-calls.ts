@@ -4,13 +4,11 @@
  * main thread (SipCallMedia) and DTMF turned into user input by the keypadInputPlan.
  */
 import { randomInt } from 'node:crypto';
-import type { Doc, Resource } from '../store/resource-store.js';
 import type { Store } from '../store/store.js';
 import type { RtpPortAllocator } from '../transports/rtp/rtp-port-allocator.js';
 import { RtpSession, type RtpCodecName } from '../transports/rtp/rtp-session.js';
 import type { DialogEndReason } from '../transports/sip/dialog-layer.js';
 import type { SipDialog } from '../transports/sip/dialog.js';
-import { getFrom, getTo, type SipRequest } from '../transports/sip/message.js';
 import {
   PCMA,
   PCMU,
@@ -18,23 +16,25 @@ import {
   type LocalAudio,
   type NegotiatedAudio,
 } from '../transports/sip/sdp-offer-answer.js';
-import { parseSdp, serializeSdp, type SdpSession } from '../transports/sip/sdp.js';
+import { parseSdp, serializeSdp } from '../transports/sip/sdp.js';
 import type {
   IncomingInvite,
   SipCallHandler,
   SipUserAgent,
 } from '../transports/sip/sip-user-agent.js';
-import { decodeUriPart, isSipUri, parseUri, type AnyUri } from '../transports/sip/uri.js';
+import type { SipFloodGuard } from '../transports/sip/flood-guard.js';
 import type { CallEngine } from './call-engine.js';
 import { CallStartError, type CallParamsBuilder } from './call-params-builder.js';
 import type { CallSession } from './call-session.js';
-import { routeInbound } from './sip-inbound-route.js';
+import { SipInboundAdmission } from './sip-inbound-admission.js';
+import { decideInbound } from './sip-inbound-decision.js';
+import { endStored, inboundCallDoc, offerOf } from './sip-inbound-records.js';
 import { SipCallMedia } from './sip-call-media.js';
+import { SipTelephonyLeg } from './sip-telephony-leg.js';
+import { ENDED_REASON_FORWARDED } from './telephony-leg.js';
 import { KeypadInput, keypadInputPlanOf } from './sip-keypad-input.js';
 
 export const ENDED_REASON_CUSTOMER_ENDED = 'customer-ended-call';
-/** The number routes to no assistant, squad or workflow (assistant-request is not done yet). */
-export const ENDED_REASON_ASSISTANT_REQUEST_FAILED = 'assistant-request-failed';
 /** No RTP from the caller for the inactivity timeout. */
 export const ENDED_REASON_RTP_TIMEOUT = 'call.in-progress.error-sip-rtp-timeout';
 /** Our 200 OK was never ACKed. */
@@ -44,7 +44,6 @@ export const ENDED_REASON_SESSION_EXPIRED = 'call.in-progress.error-sip-session-
 export const ENDED_REASON_MEDIA = 'call.start.error-get-transport';
 
 const TRANSPORT_SAMPLE_RATE_HZ = 8000;
-const MAX_USER_LENGTH = 64;
 
 export interface SipInboundCallsOptions {
   readonly store: Store;
@@ -56,6 +55,19 @@ export interface SipInboundCallsOptions {
   /** The address our SDP gives the caller for media (reachable by the trunk). */
   readonly mediaAddress: string;
   readonly rtpInactivityTimeoutMs?: number;
+  /** The assistant-request deadline; default 7.5 s (tests shorten it). */
+  readonly assistantRequestDeadlineMs?: number;
+  /** For assistant-request (tests); default the global fetch. */
+  readonly fetch?: typeof fetch;
+  /** Ignores sources that keep being refused; false turns it off. Default: a SipFloodGuard. */
+  readonly floodGuard?: SipFloodGuard | false;
+  /**
+   * Challenge INVITEs from outside every allowlist (401) and accept trunk digest credentials.
+   * Default true; false answers them 403 at once.
+   */
+  readonly inboundDigestAuth?: boolean;
+  /** The digest realm; default mediaAddress. */
+  readonly digestRealm?: string;
   readonly log: (error: unknown, message: string) => void;
 }
 
@@ -73,14 +85,8 @@ interface LiveSipCall {
   local: LocalAudio;
   /** The SDP we last sent (offered again to a re-INVITE without an offer). */
   lastSdp: Buffer;
-}
-
-function userOf(uri: AnyUri | null | undefined): string | undefined {
-  if (uri === null || uri === undefined) {
-    return undefined;
-  }
-  const user = isSipUri(uri) ? uri.user : uri.scheme === 'tel' ? uri.opaque : undefined;
-  return user === undefined ? undefined : decodeUriPart(user).slice(0, MAX_USER_LENGTH);
+  /** Transfers (REFER) and DTMF out, once the call is answered. */
+  leg?: SipTelephonyLeg;
 }
 
 function codecName(negotiated: NegotiatedAudio): RtpCodecName {
@@ -91,12 +97,25 @@ export class SipInboundCalls implements SipCallHandler {
   private agent: SipUserAgent | undefined;
   private readonly pending = new Map<IncomingInvite, Pending>();
   private readonly live = new Map<string, LiveSipCall>();
+  private readonly admission: SipInboundAdmission;
 
-  constructor(private readonly options: SipInboundCallsOptions) {}
+  constructor(private readonly options: SipInboundCallsOptions) {
+    this.admission = new SipInboundAdmission({
+      store: options.store,
+      ...(options.floodGuard !== undefined && { floodGuard: options.floodGuard }),
+      digestRealm:
+        options.inboundDigestAuth === false ? false : (options.digestRealm ?? options.mediaAddress),
+    });
+  }
 
   /** The user agent that answers for this handler (set once it is started). */
   attach(agent: SipUserAgent): void {
     this.agent = agent;
+    this.admission.guard(agent.dialogs);
+  }
+
+  get floodGuard(): SipFloodGuard | undefined {
+    return this.admission.floodGuard;
   }
 
   get liveCalls(): number {
@@ -137,12 +156,17 @@ export class SipInboundCalls implements SipCallHandler {
     this.live.delete(dialog.id);
     live.keypad.close();
     live.media.stop();
-    const endedReason = {
-      'remote-bye': ENDED_REASON_CUSTOMER_ENDED,
-      'ack-timeout': ENDED_REASON_NO_ACK,
-      'session-expired': ENDED_REASON_SESSION_EXPIRED,
-      'local-bye': undefined,
-    }[reason];
+    live.leg?.onDialogEnded();
+    // A caller whose side took our REFER and hung up has been forwarded, not lost.
+    const endedReason =
+      live.leg?.transferAccepted === true
+        ? ENDED_REASON_FORWARDED
+        : {
+            'remote-bye': ENDED_REASON_CUSTOMER_ENDED,
+            'ack-timeout': ENDED_REASON_NO_ACK,
+            'session-expired': ENDED_REASON_SESSION_EXPIRED,
+            'local-bye': undefined,
+          }[reason];
     if (endedReason !== undefined) {
       live.session.end(endedReason);
     }
@@ -188,22 +212,16 @@ export class SipInboundCalls implements SipCallHandler {
     const agent = this.agent!;
     const { store } = this.options;
     const { request } = invite;
-    const dialled = [userOf(parseUri(request.uri)), userOf(getTo(request)?.uri)];
-    const route = await routeInbound(
-      store,
-      dialled.filter((user): user is string => user !== undefined),
-      invite.source.address,
-    );
+    const route = await this.admission.admit(invite);
     if (pending.cancelled) {
       return;
     }
     if (!route.ok) {
-      // The same answer whether the number is unknown or the source is not its trunk's.
-      agent.dialogs.reject(invite, 403);
+      agent.dialogs.reject(invite, route.status, route.headers);
       return;
     }
-    const { orgId, phoneNumber } = route;
-    const call = await store.resources.calls.create(orgId, inboundCallDoc(request, phoneNumber));
+    const { orgId, phoneNumber, trunk } = route;
+    let call = await store.resources.calls.create(orgId, inboundCallDoc(request, phoneNumber));
     if (pending.cancelled) {
       await endStored(store, orgId, call.id, ENDED_REASON_CUSTOMER_ENDED);
       return;
@@ -213,13 +231,40 @@ export class SipInboundCalls implements SipCallHandler {
       agent.dialogs.reject(invite, status);
       await endStored(store, orgId, call.id, reason, message);
     };
-    if (!['assistantId', 'squadId', 'workflowId'].some((field) => field in call)) {
-      await failed(
-        480,
-        ENDED_REASON_ASSISTANT_REQUEST_FAILED,
-        'The number has no assistant or squad, and assistant-request is not supported yet',
-      );
+    const decision = await decideInbound({
+      store,
+      orgId,
+      call,
+      phoneNumber,
+      trunk,
+      sourceAddress: invite.source.address,
+      ...(this.options.assistantRequestDeadlineMs !== undefined && {
+        assistantRequestDeadlineMs: this.options.assistantRequestDeadlineMs,
+      }),
+      ...(this.options.fetch !== undefined && { fetch: this.options.fetch }),
+    });
+    if (pending.cancelled) {
+      await endStored(store, orgId, call.id, ENDED_REASON_CUSTOMER_ENDED);
       return;
+    }
+    if (decision.action === 'redirect') {
+      agent.dialogs.reject(invite, 302, [['Contact', `<${decision.contact}>`]]);
+      await endStored(store, orgId, call.id, decision.endedReason, decision.endedMessage, {
+        destination: decision.destination,
+      });
+      return;
+    }
+    if (decision.action === 'reject') {
+      agent.dialogs.reject(invite, decision.status, [['Reason', decision.reason]]);
+      await endStored(store, orgId, call.id, decision.endedReason, decision.endedMessage);
+      return;
+    }
+    if (Object.keys(decision.fields).length > 0) {
+      const updated = await store.resources.calls.update(orgId, call.id, (current) => ({
+        ...current,
+        ...decision.fields,
+      }));
+      call = updated ?? call;
     }
     const offer = offerOf(request);
     const probe = offer === undefined ? undefined : answerOffer(offer, this.localAudio(0));
@@ -313,6 +358,8 @@ export class SipInboundCalls implements SipCallHandler {
     }
     slot.dialog = dialog;
     this.live.set(dialog.id, live);
+    live.leg = new SipTelephonyLeg({ agent, dialog, rtp });
+    session.attachTelephony(live.leg);
     media.start();
   }
 
@@ -327,47 +374,4 @@ export class SipInboundCalls implements SipCallHandler {
       sessionVersion: 1,
     };
   }
-}
-
-function offerOf(request: SipRequest): SdpSession | undefined {
-  if (request.body.length === 0) {
-    return undefined;
-  }
-  const parsed = parseSdp(request.body.toString('utf8'));
-  return parsed.ok ? parsed.session : undefined;
-}
-
-function inboundCallDoc(request: SipRequest, phoneNumber: Resource): Doc {
-  const fromUser = userOf(getFrom(request)?.uri);
-  const doc: Doc = {
-    type: 'inboundPhoneCall',
-    status: 'queued',
-    phoneCallTransport: 'sip',
-    phoneNumberId: phoneNumber.id,
-    customer: fromUser === undefined ? {} : { number: fromUser },
-  };
-  for (const field of ['assistantId', 'squadId', 'workflowId'] as const) {
-    if (typeof phoneNumber[field] === 'string') {
-      doc[field] = phoneNumber[field];
-    }
-  }
-  return doc;
-}
-
-async function endStored(
-  store: Store,
-  orgId: string,
-  callId: string,
-  endedReason: string,
-  endedMessage?: string,
-): Promise<void> {
-  const now = new Date().toISOString();
-  await store.resources.calls.update(orgId, callId, (current) => ({
-    ...current,
-    status: 'ended',
-    endedReason,
-    ...(endedMessage !== undefined && { endedMessage }),
-    startedAt: now,
-    endedAt: now,
-  }));
 }

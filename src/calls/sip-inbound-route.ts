@@ -2,15 +2,21 @@ import { isIPv4, isIPv6 } from 'node:net';
 import type { Doc, Resource } from '../store/resource-store.js';
 import type { Store } from '../store/store.js';
 
-/** How many orgs an inbound lookup scans (until the store has a lookup across orgs). */
-const MAX_ORGS_SCANNED = 1000;
+/** How many orgs holding the same dialled number are considered. */
+const MAX_SHARED_NUMBERS = 10;
 /** The longest dialled number considered (the phone number schema allows 40 characters). */
 const MAX_NUMBER_LENGTH = 40;
 const NUMBER_RE = /^\+?[0-9A-Za-z]{1,40}$/;
 
 /** Where an inbound INVITE goes: a number of an org, or nowhere (403, whatever the cause). */
 export type InboundRoute =
-  | { readonly ok: true; readonly orgId: string; readonly phoneNumber: Resource }
+  | {
+      readonly ok: true;
+      readonly orgId: string;
+      readonly phoneNumber: Resource;
+      /** The number's byo-sip-trunk credential (secrets left out). */
+      readonly trunk: Resource;
+    }
   | { readonly ok: false; readonly why: 'unknown-number' | 'source-not-allowed' };
 
 function isObject(value: unknown): value is Doc {
@@ -68,40 +74,45 @@ export function numberCandidates(user: string): string[] {
 }
 
 /**
- * Finds the `byo-phone-number` a dialled user part names, in any org, and checks that the
- * packet came from an inbound gateway of the number's `byo-sip-trunk` credential.
+ * Finds the `byo-phone-number` a dialled user part names, in any org (one indexed lookup), and
+ * checks that the packet came from an inbound gateway of the number's `byo-sip-trunk`
+ * credential, or that `authenticated` accepts the trunk (read with its secrets open: digest
+ * credentials). When orgs share a number, the first (oldest) whose trunk admits the call wins.
  */
 export async function routeInbound(
   store: Store,
   users: readonly string[],
   sourceAddress: string,
+  authenticated?: (trunk: Doc) => boolean,
 ): Promise<InboundRoute> {
   const candidates = [...new Set(users.flatMap(numberCandidates))];
   if (candidates.length === 0) {
     return { ok: false, why: 'unknown-number' };
   }
-  const orgs = (await store.keys.listOrgs()).slice(0, MAX_ORGS_SCANNED);
-  for (const org of orgs) {
-    const numbers = await store.resources.phoneNumbers.list(org.id, {
-      limit: 10,
-      equals: { number: candidates },
-    });
-    const phoneNumber = numbers.find((number) => number.provider === 'byo-phone-number');
-    if (phoneNumber === undefined) {
+  const numbers = (
+    await store.resources.phoneNumbers.findAcrossOrgs('number', candidates, MAX_SHARED_NUMBERS)
+  ).filter((number) => number.provider === 'byo-phone-number');
+  if (numbers.length === 0) {
+    return { ok: false, why: 'unknown-number' };
+  }
+  for (const phoneNumber of numbers) {
+    const credentialId = phoneNumber.credentialId;
+    const trunk =
+      typeof credentialId === 'string'
+        ? await store.resources.credentials.get(phoneNumber.orgId, credentialId)
+        : null;
+    if (trunk?.provider !== 'byo-sip-trunk') {
       continue;
     }
-    const credentialId = phoneNumber.credentialId;
-    const credential =
-      typeof credentialId === 'string'
-        ? await store.resources.credentials.get(org.id, credentialId)
-        : null;
-    if (credential === null || credential.provider !== 'byo-sip-trunk') {
-      return { ok: false, why: 'source-not-allowed' };
+    if (gatewayAllows(trunk, sourceAddress)) {
+      return { ok: true, orgId: phoneNumber.orgId, phoneNumber, trunk };
     }
-    if (!gatewayAllows(credential, sourceAddress)) {
-      return { ok: false, why: 'source-not-allowed' };
+    if (authenticated !== undefined) {
+      const internal = await store.resources.credentials.getInternal(phoneNumber.orgId, trunk.id);
+      if (internal !== null && authenticated(internal)) {
+        return { ok: true, orgId: phoneNumber.orgId, phoneNumber, trunk };
+      }
     }
-    return { ok: true, orgId: org.id, phoneNumber };
   }
-  return { ok: false, why: 'unknown-number' };
+  return { ok: false, why: 'source-not-allowed' };
 }

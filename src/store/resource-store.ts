@@ -119,6 +119,32 @@ export class ResourceStore {
     return rows.map((row) => toResource(row));
   }
 
+  /**
+   * Rows of any org whose filter column `field` holds one of `values`, oldest first. Only for
+   * Parla's own routing (an inbound call names a number, not an org); the column must be
+   * indexed on its own for this to stay a lookup (phone_numbers.number is).
+   */
+  async findAcrossOrgs(
+    field: string,
+    values: readonly string[],
+    limit: number,
+  ): Promise<Resource[]> {
+    const column = this.#def.columns[field];
+    if (column === undefined) {
+      throw new Error(`${this.#def.table} has no filter column for ${field}`);
+    }
+    if (values.length === 0 || limit <= 0) {
+      return [];
+    }
+    const sql = this.#sql;
+    const rows = await sql<Row[]>`
+      select id, org_id, created_at, updated_at, doc from ${sql(this.#def.table)}
+      where ${sql(column)} in ${sql(values as string[])}
+      order by created_at asc, id
+      limit ${limit}`;
+    return rows.map((row) => toResource(row));
+  }
+
   async count(orgId: string, query: ListQuery): Promise<number> {
     const sql = this.#sql;
     const [row] = await sql<{ n: string }[]>`

@@ -209,7 +209,7 @@ describe.skipIf(!hasSipp)('inbound SIP calls (SIPp trunk, echo handler)', () => 
   });
 
   it(
-    'refuses with 403 a source outside the trunk allowlist, and unknown numbers alike',
+    'challenges (401) a source outside the trunk allowlist, and unknown numbers alike',
     {
       timeout: 40_000,
     },
@@ -218,7 +218,7 @@ describe.skipIf(!hasSipp)('inbound SIP calls (SIPp trunk, echo handler)', () => 
       const { phoneNumberId } = await h.phoneNumber({ number, gatewayIp: '192.0.2.10' });
       for (const dialled of [number, '+15559999999']) {
         const result = await runSipp(
-          sippArgs(h, 'inbound-403.xml', ['-s', dialled, '-mp', mediaPort()]),
+          sippArgs(h, 'inbound-401.xml', ['-s', dialled, '-mp', mediaPort()]),
           tmpdir(),
         );
         expect(result.code, result.output).toBe(0);
@@ -246,7 +246,10 @@ describe.skipIf(!hasSipp)('inbound SIP calls (SIPp trunk, echo handler)', () => 
       );
       expect(result.code, result.output).toBe(0);
       const [call] = await h.callsOf(phoneNumberId);
-      expect(call).toMatchObject({ status: 'ended', endedReason: 'assistant-request-failed' });
+      expect(call).toMatchObject({
+        status: 'ended',
+        endedReason: 'call-start-error-neither-assistant-nor-server-set',
+      });
     },
   );
 });

@@ -14,6 +14,7 @@ import {
   getCallId,
   getFromTag,
   getToTag,
+  type SipMessage,
   type SipRequest,
   type SipResponse,
 } from './message.js';
@@ -116,9 +117,23 @@ export class SipDialogLayer {
     return this.dialogs.size;
   }
 
+  /**
+   * Out-of-dialog requests (no To tag) for which this returns true are dropped before any
+   * transaction exists, so they get no answer at all, not even 100 Trying (flood protection).
+   */
+  ignoreRequest: ((request: SipRequest, source: SipSource) => boolean) | undefined = undefined;
+
   /** Entry point for every parsed message a transport delivers. */
-  receive(...args: Parameters<SipTransactionLayer['receive']>): void {
-    this.transactions.receive(...args);
+  receive(message: SipMessage, source: SipSource): void {
+    if (
+      message.kind === 'request' &&
+      this.ignoreRequest !== undefined &&
+      getToTag(message) === undefined &&
+      this.ignoreRequest(message, source)
+    ) {
+      return;
+    }
+    this.transactions.receive(message, source);
   }
 
   find(callId: string, localTag: string, remoteTag: string): SipDialog | undefined {
