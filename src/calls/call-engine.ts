@@ -162,12 +162,16 @@ export class CallEngine implements WebsocketCallRegistry, LiveCallControl {
     return this.calls.get(callId)?.session;
   }
 
-  /** Registers a started call and returns its URLs (with fresh tokens). */
+  /**
+   * Registers a started call and returns its URLs (with fresh tokens). `connectTimeoutMs`
+   * overrides the engine's for this call (an outbound phone call may ring longer).
+   */
   open(
     orgId: string,
     call: Resource,
     params: PipelineCallParams,
     encoding: WebsocketAudioEncoding,
+    callOptions: { connectTimeoutMs?: number } = {},
   ): LiveCallUrls {
     if (this.closingState) {
       throw new Error('the call engine is shutting down');
@@ -184,7 +188,7 @@ export class CallEngine implements WebsocketCallRegistry, LiveCallControl {
       handlerName: options.handlerName ?? PIPELINE_CALL_HANDLER,
       handlerModule: options.handlerModule ?? defaultHandlerModule(),
       observer,
-      connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
+      connectTimeoutMs: callOptions.connectTimeoutMs ?? options.connectTimeoutMs ?? 30_000,
       log: this.log,
     });
     const transportToken = newToken();

@@ -121,13 +121,16 @@ export class CallSession implements TransportPeer {
   /* ---------- transport socket (TransportPeer) ---------- */
 
   onOpen(transport: CallTransport): void {
-    if (this.state !== 'queued') {
+    const waiting = this.state === 'queued' || this.state === 'ringing';
+    if (!waiting || this.transport !== undefined || this.ending) {
       transport.close(1008, 'call is not waiting for a transport');
       return;
     }
     this.transport = transport;
     this.clearConnectTimer();
-    this.setStatus('ringing', { status: 'ringing' });
+    if (this.state === 'queued') {
+      this.setStatus('ringing', { status: 'ringing' });
+    }
     const { host, callId, handlerName, handlerModule, params } = this.options;
     try {
       this.channel = host.startCall(callId, handlerName, {
@@ -148,6 +151,16 @@ export class CallSession implements TransportPeer {
       this.options.log(Object.assign(new Error(message), { stack }), 'call handler error'),
     );
     channel.on('ended', (reason) => this.finish(reason));
+  }
+
+  /**
+   * The far end is ringing before any transport opened (an outbound phone call's 180): status
+   * `ringing`, stored and reported. onOpen then leaves it as it is.
+   */
+  markRinging(): void {
+    if (this.state === 'queued' && !this.ending) {
+      this.setStatus('ringing', { status: 'ringing' });
+    }
   }
 
   onAudio(samples: Int16Array): void {

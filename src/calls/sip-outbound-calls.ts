@@ -47,8 +47,13 @@ import {
 import type { OutboundTrunk } from './sip-outbound-trunk.js';
 import { RESPONSE_ONLY_FIELDS } from './websocket-call-starter.js';
 
-/** Below the call engine's 30 s transport-connect deadline, which would end the call first. */
-export const DEFAULT_RING_TIMEOUT_MS = 25_000;
+/** How long the customer's phone may ring before we give up (CANCEL, customer-did-not-answer). */
+export const DEFAULT_RING_TIMEOUT_MS = 30_000;
+/**
+ * Beyond the ring timeout, what dialling may take before the engine gives up on the call: a
+ * gateway that never answers (Timer B, 64·T1 = 32 s) and a failover to the next.
+ */
+const DIAL_MARGIN_MS = 45_000;
 const TRANSPORT_SAMPLE_RATE_HZ = 8000;
 const TELEPHONE_EVENT_PT = 101;
 
@@ -157,7 +162,9 @@ export class SipOutboundCalls {
     // A phone call has no websocket transport: only the monitor URLs are shown.
     let urls;
     try {
-      urls = engine.open(orgId, call, params, 'pcm_s16le');
+      urls = engine.open(orgId, call, params, 'pcm_s16le', {
+        connectTimeoutMs: (this.options.ringTimeoutMs ?? DEFAULT_RING_TIMEOUT_MS) + DIAL_MARGIN_MS,
+      });
     } catch (error) {
       await rtp.close();
       throw error; // the engine is shutting down: the route ends the call
@@ -286,7 +293,7 @@ export class SipOutboundCalls {
         ...(call.trunk.auth !== undefined && { auth: call.trunk.auth }),
         ringTimeoutMs: this.options.ringTimeoutMs ?? DEFAULT_RING_TIMEOUT_MS,
         ended: session.done,
-        onRinging: () => void this.markRinging(call.orgId, call.callId),
+        onRinging: () => session.markRinging(),
       });
       if (session.state === 'ended' || !shouldTryNextGateway(outcome.result, outcome.rang)) {
         break;
@@ -399,16 +406,6 @@ export class SipOutboundCalls {
   }
 
   /** 180/183: the stored call shows `ringing` (the session itself is still waiting). */
-  private async markRinging(orgId: string, callId: string): Promise<void> {
-    try {
-      await this.options.store.resources.calls.update(orgId, callId, (current) =>
-        current.status === 'queued' ? { ...current, status: 'ringing' } : current,
-      );
-    } catch (error) {
-      this.options.log(error, 'could not store the ringing status');
-    }
-  }
-
   private localAudio(port: number): LocalAudio {
     return {
       address: this.options.mediaAddress,

@@ -103,6 +103,10 @@ describe.skipIf(!hasSipp)('outbound SIP calls answered by SIPp', () => {
         15_000,
         'the ringing status',
       );
+      // The ringing status-update went out at the 180, while the phone still rang.
+      await waitFor(() => h.observers.get(call.id)!.statuses.length > 0, 5_000, 'a status');
+      expect(h.observers.get(call.id)!.statuses[0]!.status).toBe('ringing');
+      expect(h.engine.session(call.id)?.state).toBe('ringing');
       const result = await sipp.exited;
       expect(result.code, result.output).toBe(0);
       const ended = await endedCall(h, call.id);
