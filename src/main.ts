@@ -87,6 +87,7 @@ async function main(): Promise<void> {
         assistant: params.assistant,
         variableValues: params.variableValues,
         callParams: params,
+        phoneNumber: params.phoneNumber ?? null,
         store,
         filesDir: join(dataDir, 'files'),
         publicUrl: publicBaseUrl(config),

@@ -130,9 +130,15 @@ export class CallParamsBuilder {
         credentials[provider] = endpoint;
       }
     }
+    const phoneNumber = isObject(call.phoneNumber)
+      ? call.phoneNumber
+      : typeof call.phoneNumberId === 'string'
+        ? await this.store.resources.phoneNumbers.getInternal(orgId, call.phoneNumberId)
+        : null;
     return {
       callId: String(call.id),
       orgId,
+      ...(phoneNumber !== null && { phoneNumber }),
       assistant,
       variableValues: resolved.variables,
       credentials,

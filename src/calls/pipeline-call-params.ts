@@ -50,6 +50,11 @@ export interface PipelineCallParams {
    */
   readonly transportSampleRateHz: number;
   readonly vad: 'silero' | 'energy';
+  /**
+   * The call's phone number (a phone call's), secrets open: the reporting side sends server
+   * messages to its `server` when the assistant has none. The worker does not read it.
+   */
+  readonly phoneNumber?: Readonly<Record<string, unknown>>;
 }
 
 /*

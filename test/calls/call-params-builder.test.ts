@@ -54,4 +54,28 @@ describe('the tools a call hands to its model', () => {
       properties: { destination: { enum: ['+15550100'] } },
     });
   });
+
+  it("carries the call's phone number (its server is the reporting side's next choice)", async () => {
+    const number = await store.resources.phoneNumbers.create(orgId, {
+      provider: 'byo-phone-number',
+      number: '+15550142',
+      server: { url: 'https://example.test/hooks' },
+    });
+    const builder = new CallParamsBuilder(store, {
+      providers: NO_PROVIDER_DEFAULTS,
+      vad: 'energy',
+    });
+    const assistant = { model: { provider: 'openai', model: 'gpt-4o-mini' } };
+    const phoneCall = await builder.build(
+      orgId,
+      { id: 'call-2', phoneNumberId: number.id, assistant },
+      8000,
+    );
+    expect(phoneCall.phoneNumber).toMatchObject({
+      id: number.id,
+      server: { url: 'https://example.test/hooks' },
+    });
+    const webCall = await builder.build(orgId, { id: 'call-3', assistant }, 16_000);
+    expect(webCall.phoneNumber).toBeUndefined();
+  });
 });
