@@ -13,7 +13,7 @@ import {
   workerData,
   type MessagePort,
 } from 'node:worker_threads';
-import { installSessionLoadGate } from '../pipeline/vad/session-load-gate.js';
+import { closeThreadSessions, installSessionLoadGate } from '../pipeline/vad/session-load-gate.js';
 import { MediaClock } from './media-clock.js';
 import {
   ENDED_REASON_HANDLER_ERROR,
@@ -50,6 +50,11 @@ const threadStats = new Map<string, () => unknown>();
 let lastUtilization: EventLoopUtilization = performance.eventLoopUtilization();
 const loadedModules = new Map<string, Promise<void>>();
 let activeCalls = 0;
+/** performance.now() until which the thread announced it may block (module loads in progress). */
+let busyUntilMs = 0;
+let modulesLoading = 0;
+/** This thread's onnxruntime calls in progress, read by the host (see session-load-gate.ts). */
+const ortActivity = new SharedArrayBuffer(4);
 
 /** Register a handler factory in this thread (for handlers bundled with the worker). */
 export function registerCallHandler(name: string, factory: CallHandlerFactory): void {
@@ -60,13 +65,21 @@ function loadHandlerModule(specifier: string): Promise<void> {
   let loading = loadedModules.get(specifier);
   if (loading === undefined) {
     const url = specifier.startsWith('file:') ? specifier : pathToFileURL(specifier).href;
+    modulesLoading += 1;
     sendHeartbeat(MODULE_LOAD_GRACE_MS);
-    loading = import(url).then((mod: { registerCallHandlers?: RegisterCallHandlers }) => {
-      if (typeof mod.registerCallHandlers !== 'function') {
-        throw new Error(`${specifier} does not export registerCallHandlers`);
-      }
-      mod.registerCallHandlers(registerCallHandler);
-    });
+    loading = import(url)
+      .then((mod: { registerCallHandlers?: RegisterCallHandlers }) => {
+        if (typeof mod.registerCallHandlers !== 'function') {
+          throw new Error(`${specifier} does not export registerCallHandlers`);
+        }
+        mod.registerCallHandlers(registerCallHandler);
+      })
+      .finally(() => {
+        modulesLoading -= 1;
+        if (modulesLoading === 0) {
+          busyUntilMs = 0;
+        }
+      });
     loadedModules.set(specifier, loading);
   }
   return loading;
@@ -84,7 +97,16 @@ function readThreadStats(): Record<string, unknown> {
   return stats;
 }
 
+/**
+ * `busyForMs`: the thread is about to block for up to that long. Later heartbeats repeat what is
+ * left of it until the loads end, so a periodic heartbeat during a load does not cut it short.
+ */
 function sendHeartbeat(busyForMs?: number): void {
+  const nowMs = performance.now();
+  if (busyForMs !== undefined) {
+    busyUntilMs = Math.max(busyUntilMs, nowMs + busyForMs);
+  }
+  const busyLeftMs = Math.ceil(busyUntilMs - nowMs);
   const now = performance.eventLoopUtilization();
   const utilization = performance.eventLoopUtilization(now, lastUtilization);
   lastUtilization = now;
@@ -95,7 +117,8 @@ function sendHeartbeat(busyForMs?: number): void {
     clock: clock.stats(),
     eventLoopUtilization: utilization.utilization,
     stats: readThreadStats(),
-    ...(busyForMs === undefined ? {} : { busyForMs }),
+    ortActivity,
+    ...(busyLeftMs > 0 ? { busyForMs: busyLeftMs } : {}),
   };
   parentPort?.postMessage(message);
 }
@@ -112,16 +135,18 @@ process.on('unhandledRejection', (reason) => {
 });
 
 if (threadData.sessionLoadLock instanceof SharedArrayBuffer) {
-  installSessionLoadGate(threadData.sessionLoadLock);
+  installSessionLoadGate(threadData.sessionLoadLock, ortActivity);
 }
 
 /** Native resources to free before the thread stops (see CallHandlerContext.addShutdownHook). */
 const shutdownHooks = new Set<() => Promise<void> | void>();
 let released: Promise<void> | undefined;
 
+/** Runs the shutdown hooks, then frees every onnxruntime session left (even of no call). */
 function releaseThread(): Promise<void> {
   released ??= (async () => {
-    for (const hook of shutdownHooks) {
+    const hooks: (() => Promise<void> | void)[] = [...shutdownHooks, closeThreadSessions];
+    for (const hook of hooks) {
       try {
         await hook();
       } catch (error) {

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { BroadcastChannel, MessageChannel, type Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
+import { claimOrtStop, ortBusy } from '../pipeline/vad/session-load-gate.js';
 import { CallChannel } from './call-channel.js';
 import {
   ENDED_REASON_WORKER_DIED,
@@ -57,6 +58,8 @@ interface ThreadState {
   heartbeat: HeartbeatMessage | undefined;
   /** How long after lastHeartbeatMs the thread counts as stalled. */
   timeoutMs: number;
+  /** The thread's count of onnxruntime calls in progress (see session-load-gate.ts). */
+  ortActivity: Int32Array | null;
 }
 
 function defaultWorkerEntry(): { filename: string; execArgv: string[] } {
@@ -72,6 +75,18 @@ const SETTLE_BEFORE_TERMINATE_MS = 100;
 const RELEASE_TIMEOUT_MS = 2000;
 /** A thread declared stalled gets this long to free them (a live one answers at once). */
 const STALLED_RELEASE_TIMEOUT_MS = 250;
+/**
+ * Stopping a thread in the middle of an onnxruntime call aborts the process, so a thread in one
+ * is neither declared stalled nor stopped until the call ends, for up to this long (a Silero load
+ * takes 0.2 s, seconds under heavy CPU contention; a run, milliseconds). Past it, the thread is
+ * declared stalled, and stopped once the call ended or after as long again. A call counts from
+ * its start to its end, including the turn of the event loop onnxruntime defers it by: a thread
+ * stuck in JS code with a run queued is detected this late, not after heartbeatTimeoutMs.
+ */
+const ORT_CALL_GRACE_MS = 15_000;
+const ORT_POLL_MS = 5;
+/** At process exit (which stops the threads), how long to wait for their onnxruntime calls. */
+const EXIT_ORT_WAIT_MS = 10_000;
 /** One lock word for the whole process: every host's threads load ONNX sessions one at a time. */
 const SESSION_LOAD_LOCK = new SharedArrayBuffer(4);
 
@@ -117,6 +132,9 @@ export class WorkerHost {
       concurrentTasksPerWorker: options.maxCallsPerThread ?? 1000,
       // Calls are long-lived async tasks: the worker's event loop must keep running.
       atomics: 'disabled',
+      // Never retire idle threads: a thread stops only through close() or the watchdog, which
+      // first let it free its onnxruntime sessions (Piscina's default idleTimeout is 0).
+      idleTimeout: Infinity,
       workerData: { heartbeatIntervalMs, controlChannel, sessionLoadLock: SESSION_LOAD_LOCK },
     });
     this.pool.on('message', (message: unknown) => {
@@ -129,6 +147,7 @@ export class WorkerHost {
     const checkEveryMs = Math.max(10, Math.min(heartbeatIntervalMs, this.heartbeatTimeoutMs / 4));
     this.watchdog = setInterval(() => this.checkHeartbeats(), checkEveryMs);
     this.watchdog.unref();
+    process.on('exit', this.onProcessExit);
   }
 
   get activeCalls(): number {
@@ -199,8 +218,13 @@ export class WorkerHost {
     // middle of an inference, has aborted the whole process.
     await this.releaseThreads([...this.threads.keys()], RELEASE_TIMEOUT_MS);
     await new Promise((resolve) => setTimeout(resolve, SETTLE_BEFORE_TERMINATE_MS));
+    await Promise.all([
+      ...this.terminating,
+      ...[...this.threads.values()].map((state) => claimOrtStopWithin(state.ortActivity)),
+    ]);
     await this.pool.destroy();
     this.control.close();
+    process.off('exit', this.onProcessExit);
   }
 
   /** Asks threads to run their shutdown hooks; resolves once each answered or after timeoutMs. */
@@ -242,12 +266,14 @@ export class WorkerHost {
       known.lastHeartbeatMs = performance.now();
       known.heartbeat = message;
       known.timeoutMs = this.timeoutAfter(message);
+      known.ortActivity ??= activityOf(message);
       return;
     }
     this.threads.set(message.threadId, {
       lastHeartbeatMs: performance.now(),
       heartbeat: message,
       timeoutMs: this.timeoutAfter(message),
+      ortActivity: activityOf(message),
     });
     const worker = this.findThread(message.threadId);
     worker?.once('exit', () => this.declareDead(message.threadId));
@@ -265,13 +291,24 @@ export class WorkerHost {
   private checkHeartbeats(): void {
     const now = performance.now();
     for (const [threadId, state] of this.threads) {
-      if (now - state.lastHeartbeatMs > state.timeoutMs) {
+      const silentMs = now - state.lastHeartbeatMs;
+      if (silentMs > state.timeoutMs) {
+        if (
+          state.ortActivity !== null &&
+          ortBusy(state.ortActivity) &&
+          silentMs < ORT_CALL_GRACE_MS
+        ) {
+          // Blocked in a native onnxruntime call (a session load): progress, not a stall.
+          continue;
+        }
         const worker = this.findThread(threadId);
         this.declareDead(threadId);
         if (worker !== undefined) {
           // Stalled, not exited: terminate it so Piscina fails its tasks and replaces it. A thread
-          // that is only slow frees its ONNX session first; a stuck one is stopped anyway.
+          // that is only slow frees its ONNX session first; a stuck one is stopped anyway, but
+          // never in the middle of an onnxruntime call (see ORT_CALL_GRACE_MS).
           const terminated = this.releaseThreads([threadId], STALLED_RELEASE_TIMEOUT_MS)
+            .then(() => claimOrtStopWithin(state.ortActivity))
             .then(() => worker.terminate())
             .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
             .finally(() => this.terminating.delete(terminated));
@@ -280,6 +317,21 @@ export class WorkerHost {
       }
     }
   }
+
+  /**
+   * The process exiting without close() (process.exit, an uncaught error) stops every thread right
+   * after the 'exit' listeners: wait, synchronously, until none is in an onnxruntime call.
+   */
+  private readonly onProcessExit = (): void => {
+    const deadline = performance.now() + EXIT_ORT_WAIT_MS;
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    for (const state of this.threads.values()) {
+      const activity = state.ortActivity;
+      while (activity !== null && !claimOrtStop(activity) && performance.now() < deadline) {
+        Atomics.wait(pause, 0, 0, 1);
+      }
+    }
+  };
 
   private declareDead(threadId: number): void {
     if (this.deadThreads.has(threadId)) {
@@ -295,5 +347,25 @@ export class WorkerHost {
         channel.finish(ENDED_REASON_WORKER_DIED);
       }
     }
+  }
+}
+
+function activityOf(message: HeartbeatMessage): Int32Array | null {
+  return message.ortActivity instanceof SharedArrayBuffer
+    ? new Int32Array(message.ortActivity, 0, 1)
+    : null;
+}
+
+/**
+ * Resolves once the thread owning `activity` has no onnxruntime call in progress and has been
+ * marked as stopping (it then refuses new ones), or after ORT_CALL_GRACE_MS.
+ */
+async function claimOrtStopWithin(activity: Int32Array | null): Promise<void> {
+  if (activity === null) {
+    return;
+  }
+  const deadline = performance.now() + ORT_CALL_GRACE_MS;
+  while (!claimOrtStop(activity) && performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, ORT_POLL_MS));
   }
 }

@@ -127,9 +127,14 @@ export interface HeartbeatMessage {
   /**
    * The thread is about to block (loading a handler module, which may compile code and create
    * an ONNX session): the host waits this long, instead of its heartbeat timeout, for the next
-   * heartbeat.
+   * heartbeat. Repeated, as the time left, by the heartbeats sent while the load goes on.
    */
   busyForMs?: number;
+  /**
+   * One Int32 counting the thread's onnxruntime calls in progress (see
+   * src/pipeline/vad/session-load-gate.ts): the host never stops a thread while it is non-zero.
+   */
+  ortActivity?: SharedArrayBuffer;
 }
 
 export function isHeartbeatMessage(value: unknown): value is HeartbeatMessage {

