@@ -6,17 +6,11 @@
 import { randomInt } from 'node:crypto';
 import type { Store } from '../store/store.js';
 import type { RtpPortAllocator } from '../transports/rtp/rtp-port-allocator.js';
-import { RtpSession, type RtpCodecName } from '../transports/rtp/rtp-session.js';
+import { RtpSession } from '../transports/rtp/rtp-session.js';
 import type { DialogEndReason } from '../transports/sip/dialog-layer.js';
 import type { SipDialog } from '../transports/sip/dialog.js';
-import {
-  PCMA,
-  PCMU,
-  answerOffer,
-  type LocalAudio,
-  type NegotiatedAudio,
-} from '../transports/sip/sdp-offer-answer.js';
-import { parseSdp, serializeSdp } from '../transports/sip/sdp.js';
+import { PCMA, PCMU, answerOffer, type LocalAudio } from '../transports/sip/sdp-offer-answer.js';
+import { serializeSdp } from '../transports/sip/sdp.js';
 import type {
   IncomingInvite,
   SipCallHandler,
@@ -25,21 +19,23 @@ import type {
 import type { SipFloodGuard } from '../transports/sip/flood-guard.js';
 import type { CallEngine } from './call-engine.js';
 import { CallStartError, type CallParamsBuilder } from './call-params-builder.js';
-import type { CallSession } from './call-session.js';
 import { SipInboundAdmission } from './sip-inbound-admission.js';
 import { decideInbound } from './sip-inbound-decision.js';
 import { endStored, inboundCallDoc, offerOf } from './sip-inbound-records.js';
 import { SipCallMedia } from './sip-call-media.js';
+import {
+  codecName,
+  ENDED_REASON_CUSTOMER_ENDED,
+  SipLiveCalls,
+  type LiveSipCall,
+} from './sip-live-calls.js';
 import { SipTelephonyLeg } from './sip-telephony-leg.js';
-import { ENDED_REASON_FORWARDED } from './telephony-leg.js';
 import { KeypadInput, keypadInputPlanOf } from './sip-keypad-input.js';
 
-export const ENDED_REASON_CUSTOMER_ENDED = 'customer-ended-call';
 /** No RTP from the caller for the inactivity timeout. */
 export const ENDED_REASON_RTP_TIMEOUT = 'call.in-progress.error-sip-rtp-timeout';
 /** Our 200 OK was never ACKed. */
 export const ENDED_REASON_NO_ACK = 'call.in-progress.error-sip-inbound-call-failed-to-connect';
-export const ENDED_REASON_SESSION_EXPIRED = 'call.in-progress.error-sip-session-expired';
 /** No media could be set up: no common codec, no free RTP port. */
 export const ENDED_REASON_MEDIA = 'call.start.error-get-transport';
 
@@ -76,27 +72,10 @@ interface Pending {
   cancelled: boolean;
 }
 
-interface LiveSipCall {
-  readonly session: CallSession;
-  readonly media: SipCallMedia;
-  readonly keypad: KeypadInput;
-  readonly rtp: RtpSession;
-  /** Our side of the SDP: the same session id and port for the whole dialog. */
-  local: LocalAudio;
-  /** The SDP we last sent (offered again to a re-INVITE without an offer). */
-  lastSdp: Buffer;
-  /** Transfers (REFER) and DTMF out, once the call is answered. */
-  leg?: SipTelephonyLeg;
-}
-
-function codecName(negotiated: NegotiatedAudio): RtpCodecName {
-  return negotiated.codec.encoding.toUpperCase() === 'PCMA' ? 'PCMA' : 'PCMU';
-}
-
 export class SipInboundCalls implements SipCallHandler {
   private agent: SipUserAgent | undefined;
   private readonly pending = new Map<IncomingInvite, Pending>();
-  private readonly live = new Map<string, LiveSipCall>();
+  private readonly live = new SipLiveCalls(ENDED_REASON_NO_ACK);
   private readonly admission: SipInboundAdmission;
 
   constructor(private readonly options: SipInboundCallsOptions) {
@@ -149,63 +128,15 @@ export class SipInboundCalls implements SipCallHandler {
   }
 
   onDialogEnded(dialog: SipDialog, reason: DialogEndReason): void {
-    const live = this.live.get(dialog.id);
-    if (live === undefined) {
-      return;
-    }
-    this.live.delete(dialog.id);
-    live.keypad.close();
-    live.media.stop();
-    live.leg?.onDialogEnded();
-    // A caller whose side took our REFER and hung up has been forwarded, not lost.
-    const endedReason =
-      live.leg?.transferAccepted === true
-        ? ENDED_REASON_FORWARDED
-        : {
-            'remote-bye': ENDED_REASON_CUSTOMER_ENDED,
-            'ack-timeout': ENDED_REASON_NO_ACK,
-            'session-expired': ENDED_REASON_SESSION_EXPIRED,
-            'local-bye': undefined,
-          }[reason];
-    if (endedReason !== undefined) {
-      live.session.end(endedReason);
-    }
+    this.live.onDialogEnded(dialog, reason);
   }
 
   onInfoDtmf(dialog: SipDialog, digit: string): void {
-    this.live.get(dialog.id)?.keypad.digit(digit);
+    this.live.onInfoDtmf(dialog, digit);
   }
 
-  /**
-   * A re-INVITE or UPDATE: hold (sendonly/inactive from the caller stops the inactivity
-   * timeout), a new address or a codec change. Without an offer, our last SDP is offered again.
-   */
   onOffer(dialog: SipDialog, body: Buffer | undefined): Buffer | undefined {
-    const live = this.live.get(dialog.id);
-    if (live === undefined) {
-      return undefined;
-    }
-    if (body === undefined) {
-      return live.lastSdp;
-    }
-    const parsed = parseSdp(body.toString('utf8'));
-    if (!parsed.ok) {
-      return undefined;
-    }
-    const local = { ...live.local, sessionVersion: live.local.sessionVersion + 1 };
-    const result = answerOffer(parsed.session, local);
-    if (!result.ok || result.answer === undefined) {
-      return undefined;
-    }
-    const { negotiated } = result;
-    live.local = local;
-    live.rtp.setRemote({ address: negotiated.remoteAddress, port: negotiated.remotePort });
-    live.rtp.setCodec(codecName(negotiated), negotiated.payloadType);
-    live.media.sending = negotiated.direction === 'sendrecv' || negotiated.direction === 'sendonly';
-    // On hold (the caller sendonly or inactive) silence from the caller is expected.
-    live.rtp.setReceiving(negotiated.direction === 'sendrecv');
-    live.lastSdp = Buffer.from(serializeSdp(result.answer));
-    return live.lastSdp;
+    return this.live.onOffer(dialog, body);
   }
 
   private async setUp(invite: IncomingInvite, pending: Pending): Promise<void> {
@@ -325,7 +256,7 @@ export class SipInboundCalls implements SipCallHandler {
       onClose: () => {
         slot.live?.keypad.close();
         if (slot.dialog !== undefined) {
-          this.live.delete(slot.dialog.id);
+          this.live.delete(slot.dialog);
           void agent.hangUp(slot.dialog);
         }
       },
@@ -357,7 +288,7 @@ export class SipInboundCalls implements SipCallHandler {
       return;
     }
     slot.dialog = dialog;
-    this.live.set(dialog.id, live);
+    this.live.set(dialog, live);
     live.leg = new SipTelephonyLeg({ agent, dialog, rtp });
     session.attachTelephony(live.leg);
     media.start();

@@ -10,13 +10,12 @@ import type { Doc, Resource } from '../store/resource-store.js';
 import type { Store } from '../store/store.js';
 import type { RtpPortAllocator } from '../transports/rtp/rtp-port-allocator.js';
 import { parseDtmfDigits } from '../transports/rtp/dtmf-sender.js';
-import { RtpSession, type RtpCodecName } from '../transports/rtp/rtp-session.js';
+import { RtpSession } from '../transports/rtp/rtp-session.js';
 import type { DialogEndReason } from '../transports/sip/dialog-layer.js';
 import type { SipDialog } from '../transports/sip/dialog.js';
 import {
   PCMA,
   PCMU,
-  answerOffer,
   createOffer,
   readAnswer,
   type LocalAudio,
@@ -28,15 +27,13 @@ import type { CallEngine } from './call-engine.js';
 import { CallStartError, type CallParamsBuilder } from './call-params-builder.js';
 import type { CallSession } from './call-session.js';
 import { SipCallMedia } from './sip-call-media.js';
+import { codecName, SipLiveCalls, type LiveSipCall } from './sip-live-calls.js';
 import { SipTelephonyLeg } from './sip-telephony-leg.js';
-import { ENDED_REASON_FORWARDED } from './telephony-leg.js';
 import { KeypadInput, keypadInputPlanOf } from './sip-keypad-input.js';
 import { dialGateway, type GatewayOutcome } from './sip-outbound-dial.js';
 import {
-  ENDED_REASON_CUSTOMER_ENDED,
   ENDED_REASON_FAILED,
   ENDED_REASON_RTP_TIMEOUT,
-  ENDED_REASON_SESSION_EXPIRED,
   ENDED_REASON_TRANSPORT,
   failureMessage,
   failureReason,
@@ -70,20 +67,9 @@ export interface SipOutboundCallsOptions {
   readonly log: (error: unknown, message: string) => void;
 }
 
-interface LiveOutboundCall {
-  readonly session: CallSession;
-  readonly media: SipCallMedia;
-  readonly keypad: KeypadInput;
-  readonly rtp: RtpSession;
-  /** Transfers (REFER) and DTMF out for the session. */
-  readonly leg: SipTelephonyLeg;
-  local: LocalAudio;
-  lastSdp: Buffer;
-}
-
 /** Filled once the call is answered; the RTP callbacks read it. */
 interface CallSlot {
-  live?: LiveOutboundCall;
+  live?: LiveSipCall;
 }
 
 interface Dialling {
@@ -106,13 +92,9 @@ function ended(endedReason: string, endedMessage: string): Doc {
   return { status: 'ended', endedReason, endedMessage, startedAt: now, endedAt: now };
 }
 
-function codecName(negotiated: NegotiatedAudio): RtpCodecName {
-  return negotiated.codec.encoding.toUpperCase() === 'PCMA' ? 'PCMA' : 'PCMU';
-}
-
 export class SipOutboundCalls {
   private agent: SipUserAgent | undefined;
-  private readonly live = new Map<string, LiveOutboundCall>();
+  private readonly live = new SipLiveCalls(ENDED_REASON_FAILED);
 
   constructor(private readonly options: SipOutboundCallsOptions) {}
 
@@ -126,7 +108,7 @@ export class SipOutboundCalls {
 
   /** Whether a dialog is one of our answered calls (the SIP server routes its events here). */
   owns(dialog: SipDialog): boolean {
-    return this.live.has(dialog.id);
+    return this.live.has(dialog);
   }
 
   /**
@@ -198,58 +180,16 @@ export class SipOutboundCalls {
   }
 
   onDialogEnded(dialog: SipDialog, reason: DialogEndReason): void {
-    const live = this.live.get(dialog.id);
-    if (live === undefined) {
-      return;
-    }
-    this.live.delete(dialog.id);
-    live.keypad.close();
-    live.media.stop();
-    live.leg.onDialogEnded();
-    // A far end that took our REFER and hung up has been forwarded, not lost.
-    const endedReason = live.leg.transferAccepted
-      ? ENDED_REASON_FORWARDED
-      : {
-          'remote-bye': ENDED_REASON_CUSTOMER_ENDED,
-          'ack-timeout': ENDED_REASON_FAILED,
-          'session-expired': ENDED_REASON_SESSION_EXPIRED,
-          'local-bye': undefined,
-        }[reason];
-    if (endedReason !== undefined) {
-      live.session.end(endedReason);
-    }
+    this.live.onDialogEnded(dialog, reason);
   }
 
   onInfoDtmf(dialog: SipDialog, digit: string): void {
-    this.live.get(dialog.id)?.keypad.digit(digit);
+    this.live.onInfoDtmf(dialog, digit);
   }
 
   /** A re-INVITE or UPDATE from the customer's side (hold, new address, codec change). */
   onOffer(dialog: SipDialog, body: Buffer | undefined): Buffer | undefined {
-    const live = this.live.get(dialog.id);
-    if (live === undefined) {
-      return undefined;
-    }
-    if (body === undefined) {
-      return live.lastSdp;
-    }
-    const parsed = parseSdp(body.toString('utf8'));
-    if (!parsed.ok) {
-      return undefined;
-    }
-    const local = { ...live.local, sessionVersion: live.local.sessionVersion + 1 };
-    const result = answerOffer(parsed.session, local);
-    if (!result.ok || result.answer === undefined) {
-      return undefined;
-    }
-    const { negotiated } = result;
-    live.local = local;
-    live.rtp.setRemote({ address: negotiated.remoteAddress, port: negotiated.remotePort });
-    live.rtp.setCodec(codecName(negotiated), negotiated.payloadType);
-    live.media.sending = negotiated.direction === 'sendrecv' || negotiated.direction === 'sendonly';
-    live.rtp.setReceiving(negotiated.direction === 'sendrecv');
-    live.lastSdp = Buffer.from(serializeSdp(result.answer));
-    return live.lastSdp;
+    return this.live.onOffer(dialog, body);
   }
 
   private async openRtp(slot: CallSlot): Promise<RtpSession | undefined> {
@@ -342,7 +282,7 @@ export class SipOutboundCalls {
       onCallerAudio: (samples) => session.onAudio(samples),
       onClose: () => {
         live.keypad.close();
-        this.live.delete(dialog.id);
+        this.live.delete(dialog);
         void agent.hangUp(dialog);
       },
     });
@@ -354,21 +294,22 @@ export class SipOutboundCalls {
         triggerResponseEnabled: true,
       });
     });
-    const live: LiveOutboundCall = {
+    const leg = new SipTelephonyLeg({ agent, dialog, rtp });
+    const live: LiveSipCall = {
       session,
       media,
       keypad,
       rtp,
       local: call.local,
       lastSdp: offerSdp,
-      leg: new SipTelephonyLeg({ agent, dialog, rtp }),
+      leg,
     };
     call.slot.live = live;
-    this.live.set(dialog.id, live);
-    session.attachTelephony(live.leg);
+    this.live.set(dialog, live);
+    session.attachTelephony(leg);
     session.onOpen(media);
     if (session.state === 'ended') {
-      this.live.delete(dialog.id);
+      this.live.delete(dialog);
       media.stop();
       void agent.hangUp(dialog);
       return;

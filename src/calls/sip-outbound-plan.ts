@@ -11,11 +11,9 @@ import { dialledUser, resolveTrunk, type OutboundTrunk } from './sip-outbound-tr
 
 export const ENDED_REASON_BUSY = 'customer-busy';
 export const ENDED_REASON_NO_ANSWER = 'customer-did-not-answer';
-export const ENDED_REASON_CUSTOMER_ENDED = 'customer-ended-call';
 /** The trunk refused or failed the INVITE (403, 404, 5xx, bad credentials, no answer SDP…). */
 export const ENDED_REASON_FAILED = 'call.in-progress.error-sip-outbound-call-failed-to-connect';
 export const ENDED_REASON_RTP_TIMEOUT = 'call.in-progress.error-sip-rtp-timeout';
-export const ENDED_REASON_SESSION_EXPIRED = 'call.in-progress.error-sip-session-expired';
 export const ENDED_REASON_PHONE_NUMBER = 'call.start.error-get-phone-number';
 export const ENDED_REASON_TRANSPORT = 'call.start.error-get-transport';
 
