@@ -26,6 +26,7 @@ import { WorkerHost } from '../../src/workers/host.js';
 import { ECHO_HANDLER } from '../support/echo-call-handler.js';
 import { storeTargets } from '../support/store-targets.js';
 import { RecordingObserver } from './websocket-call-harness.js';
+import { runSipp } from '../support/sipp.js';
 
 const handlerModule = fileURLToPath(new URL('../support/echo-call-handler.ts', import.meta.url));
 export const SIPP_SCENARIOS = fileURLToPath(new URL('../fixtures/sip/sipp/', import.meta.url));
@@ -303,4 +304,67 @@ export function startSippUas(
     child.on('close', (code) => resolve({ code, output: output.slice(-4000) })),
   );
   return { child, exited };
+}
+
+/**
+ * SIPp placing `calls` calls of `scenario` to `number` at once (started at 50 per second, none
+ * ended before the last starts), sampling the server's peak of live inbound calls meanwhile.
+ */
+export async function runParallelSipp(
+  h: SipHarness,
+  scenario: string,
+  number: string,
+  calls: number,
+): Promise<{ code: number | null; output: string; peakLiveCalls: number }> {
+  let peakLiveCalls = 0;
+  const sampler = setInterval(() => {
+    peakLiveCalls = Math.max(peakLiveCalls, h.sip.calls.liveCalls);
+  }, 20);
+  const args = [
+    `127.0.0.1:${h.sip.port}`,
+    '-sf',
+    join(SIPP_SCENARIOS, scenario),
+    '-s',
+    number,
+    '-i',
+    '127.0.0.1',
+    '-p',
+    '0',
+    '-mp',
+    String(sippMediaPort()),
+    '-m',
+    String(calls),
+    '-l',
+    String(calls),
+    '-r',
+    '50',
+    '-timeout',
+    '150s',
+    '-timeout_error',
+    '-nostdin',
+  ];
+  const result = await runSipp(args, tmpdir()).finally(() => clearInterval(sampler));
+  return { ...result, peakLiveCalls };
+}
+
+/** Waits until `count` calls of the number are stored ended and reported; returns them all. */
+export async function endedCallsOf(
+  h: SipHarness,
+  phoneNumberId: string,
+  count: number,
+  timeoutMs: number,
+): Promise<Doc[]> {
+  let calls: Doc[] = [];
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    calls = await h.store.resources.calls.list(h.orgId, { limit: 1000, equals: { phoneNumberId } });
+    const reported = calls.filter(
+      (call) => call.status === 'ended' && h.observers.get(String(call.id))?.ended !== undefined,
+    );
+    if (calls.length === count && reported.length === count) {
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return calls;
 }

@@ -4,14 +4,12 @@
  * caller over RTP, streams the caller's pcap speech to the transcriber and ends by the caller's
  * BYE, with no failed call.
  */
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SIPP_SCENARIOS, useSipHarness } from '../calls/sip-call-harness.js';
+import { endedCallsOf, runParallelSipp, useSipHarness } from '../calls/sip-call-harness.js';
 import { FakeDeepgramServer } from '../support/fake-deepgram-server.js';
 import { FakeOpenAiServer } from '../support/fake-openai-server.js';
 import { FakeSpeechServer } from '../support/fake-voice-servers.js';
-import { hasSipp, runSipp } from '../support/sipp.js';
+import { hasSipp } from '../support/sipp.js';
 
 const CALLS = 100;
 const model = new FakeOpenAiServer();
@@ -55,54 +53,11 @@ describe.skipIf(!hasSipp)('100 inbound SIP calls in parallel on the voice pipeli
         voice: { provider: '11labs', voiceId: 'voice-1' },
       },
     });
-    let peakLiveCalls = 0;
-    const sampler = setInterval(() => {
-      peakLiveCalls = Math.max(peakLiveCalls, h.sip.calls.liveCalls);
-    }, 20);
-    const result = await runSipp(
-      [
-        `127.0.0.1:${h.sip.port}`,
-        '-sf',
-        join(SIPP_SCENARIOS, 'parallel-pcap.xml'),
-        '-s',
-        number,
-        '-i',
-        '127.0.0.1',
-        '-p',
-        '0',
-        '-mp',
-        String(20_000 + 2 * Math.floor(Math.random() * 4000)),
-        '-m',
-        String(CALLS),
-        '-l',
-        String(CALLS),
-        '-r',
-        '50',
-        '-timeout',
-        '150s',
-        '-timeout_error',
-        '-nostdin',
-      ],
-      tmpdir(),
-    ).finally(() => clearInterval(sampler));
+    const result = await runParallelSipp(h, 'parallel-pcap.xml', number, CALLS);
     expect(result.code, result.output).toBe(0);
-    expect(peakLiveCalls).toBeGreaterThanOrEqual(CALLS * 0.9);
+    expect(result.peakLiveCalls).toBeGreaterThanOrEqual(CALLS * 0.9);
 
-    let calls: Record<string, unknown>[] = [];
-    const deadline = Date.now() + 90_000;
-    while (Date.now() < deadline) {
-      calls = await h.store.resources.calls.list(h.orgId, {
-        limit: 1000,
-        equals: { phoneNumberId },
-      });
-      const reported = calls.filter(
-        (call) => call.status === 'ended' && h.observers.get(String(call.id))?.ended !== undefined,
-      );
-      if (calls.length === CALLS && reported.length === CALLS) {
-        break;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    const calls = await endedCallsOf(h, phoneNumberId, CALLS, 90_000);
     expect(calls).toHaveLength(CALLS);
     const reasons: Record<string, number> = {};
     for (const call of calls) {
