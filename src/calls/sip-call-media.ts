@@ -118,6 +118,23 @@ export class SipCallMedia implements CallTransport {
     void this.options.rtp.close();
   }
 
+  /**
+   * Stops the clock but leaves the RTP session open and the SIP side up: a bridge (a transfer
+   * Parla carries itself, src/calls/sip-bridge.ts) relays the caller's media from now on, and
+   * the call session's later close() no longer hangs up. False when the media already closed.
+   */
+  handOver(): boolean {
+    if (this.closed) {
+      return false;
+    }
+    this.closed = true;
+    if (this.timer !== undefined) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+    return true;
+  }
+
   /** Drops the assistant audio not yet sent (barge-in). */
   clear(): void {
     this.readIndex = 0;

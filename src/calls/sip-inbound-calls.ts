@@ -29,6 +29,8 @@ import {
   SipLiveCalls,
   type LiveSipCall,
 } from './sip-live-calls.js';
+import type { SipBridges } from './sip-bridge.js';
+import { bridgeThroughTrunk } from './sip-bridge-route.js';
 import { SipTelephonyLeg } from './sip-telephony-leg.js';
 import { KeypadInput, keypadInputPlanOf } from './sip-keypad-input.js';
 
@@ -64,6 +66,8 @@ export interface SipInboundCallsOptions {
   readonly inboundDigestAuth?: boolean;
   /** The digest realm; default mediaAddress. */
   readonly digestRealm?: string;
+  /** Transfers whose REFER is refused are dialled through the number's trunk and bridged. */
+  readonly bridges?: SipBridges;
   readonly log: (error: unknown, message: string) => void;
 }
 
@@ -289,7 +293,33 @@ export class SipInboundCalls implements SipCallHandler {
     }
     slot.dialog = dialog;
     this.live.set(dialog, live);
-    live.leg = new SipTelephonyLeg({ agent, dialog, rtp });
+    const bridges = this.options.bridges;
+    live.leg = new SipTelephonyLeg({
+      agent,
+      dialog,
+      rtp,
+      ...(bridges !== undefined && {
+        bridge: bridgeThroughTrunk(
+          bridges,
+          store,
+          orgId,
+          { phoneNumberId: phoneNumber.id },
+          () => ({
+            dialog,
+            rtp,
+            media,
+            local: live.local,
+            lastSdp: live.lastSdp,
+            ended: session.done,
+            release: () => {
+              keypad.close();
+              this.live.delete(dialog);
+              delete slot.dialog;
+            },
+          }),
+        ),
+      }),
+    });
     session.attachTelephony(live.leg);
     media.start();
   }

@@ -28,6 +28,8 @@ import { CallStartError, type CallParamsBuilder } from './call-params-builder.js
 import type { CallSession } from './call-session.js';
 import { SipCallMedia } from './sip-call-media.js';
 import { codecName, SipLiveCalls, type LiveSipCall } from './sip-live-calls.js';
+import type { SipBridges } from './sip-bridge.js';
+import { bridgeThroughTrunk, type NumberOf } from './sip-bridge-route.js';
 import { SipTelephonyLeg } from './sip-telephony-leg.js';
 import { KeypadInput, keypadInputPlanOf } from './sip-keypad-input.js';
 import { dialGateway, type GatewayOutcome } from './sip-outbound-dial.js';
@@ -64,6 +66,8 @@ export interface SipOutboundCallsOptions {
   readonly rtpInactivityTimeoutMs?: number;
   /** How long the customer's phone may ring before we CANCEL. */
   readonly ringTimeoutMs?: number;
+  /** Transfers whose REFER is refused are dialled through the call's trunk and bridged. */
+  readonly bridges?: SipBridges;
   readonly log: (error: unknown, message: string) => void;
 }
 
@@ -75,6 +79,8 @@ interface CallSlot {
 interface Dialling {
   readonly slot: CallSlot;
   readonly orgId: string;
+  /** What names the call's number (phoneNumberId or an inline phoneNumber). */
+  readonly numberOf: NumberOf;
   readonly callId: string;
   readonly session: CallSession;
   readonly rtp: RtpSession;
@@ -162,6 +168,7 @@ export class SipOutboundCalls {
     void this.dial({
       slot,
       orgId,
+      numberOf: { phoneNumberId: call.phoneNumberId, phoneNumber: call.phoneNumber },
       callId: call.id,
       session,
       rtp,
@@ -294,7 +301,26 @@ export class SipOutboundCalls {
         triggerResponseEnabled: true,
       });
     });
-    const leg = new SipTelephonyLeg({ agent, dialog, rtp });
+    const bridges = this.options.bridges;
+    const leg = new SipTelephonyLeg({
+      agent,
+      dialog,
+      rtp,
+      ...(bridges !== undefined && {
+        bridge: bridgeThroughTrunk(bridges, this.options.store, call.orgId, call.numberOf, () => ({
+          dialog,
+          rtp,
+          media,
+          local: live.local,
+          lastSdp: live.lastSdp,
+          ended: session.done,
+          release: () => {
+            live.keypad.close();
+            this.live.delete(dialog);
+          },
+        })),
+      }),
+    });
     const live: LiveSipCall = {
       session,
       media,

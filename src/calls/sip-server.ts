@@ -10,6 +10,7 @@ import {
 import type { SipTimerConfig } from '../transports/sip/timers.js';
 import type { CallEngine } from './call-engine.js';
 import type { CallParamsBuilder } from './call-params-builder.js';
+import { SipBridges } from './sip-bridge.js';
 import { SipInboundCalls } from './sip-inbound-calls.js';
 import { SipOutboundCalls } from './sip-outbound-calls.js';
 import { SipRegistrations } from './sip-outbound-registrations.js';
@@ -43,12 +44,14 @@ export interface SipServerOptions {
 
 /**
  * The user agent has one call handler: new INVITEs and CANCELs are inbound; dialog events go to
- * the outbound calls when the dialog is one of theirs, else to the inbound calls.
+ * the bridge that owns the dialog (a transfer Parla carries itself), else to the outbound calls
+ * when the dialog is one of theirs, else to the inbound calls.
  */
 class SipCallDispatcher implements SipCallHandler {
   constructor(
     private readonly inbound: SipInboundCalls,
     private readonly outbound: SipOutboundCalls,
+    private readonly bridges: SipBridges,
   ) {}
 
   onInvite(invite: IncomingInvite): void {
@@ -60,7 +63,9 @@ class SipCallDispatcher implements SipCallHandler {
   }
 
   onDialogEnded(dialog: SipDialog, reason: DialogEndReason): void {
-    if (this.outbound.owns(dialog)) {
+    if (this.bridges.owns(dialog)) {
+      this.bridges.onDialogEnded(dialog);
+    } else if (this.outbound.owns(dialog)) {
       this.outbound.onDialogEnded(dialog, reason);
     } else {
       this.inbound.onDialogEnded(dialog, reason);
@@ -68,6 +73,9 @@ class SipCallDispatcher implements SipCallHandler {
   }
 
   onInfoDtmf(dialog: SipDialog, digit: string): void {
+    if (this.bridges.owns(dialog)) {
+      return; // the caller talks to the destination now; INFO digits are not relayed
+    }
     if (this.outbound.owns(dialog)) {
       this.outbound.onInfoDtmf(dialog, digit);
     } else {
@@ -76,6 +84,9 @@ class SipCallDispatcher implements SipCallHandler {
   }
 
   onOffer(dialog: SipDialog, offer: Buffer | undefined): Buffer | undefined {
+    if (this.bridges.owns(dialog)) {
+      return this.bridges.onOffer(dialog, offer);
+    }
     return this.outbound.owns(dialog)
       ? this.outbound.onOffer(dialog, offer)
       : this.inbound.onOffer(dialog, offer);
@@ -92,6 +103,7 @@ export class SipServer {
     readonly calls: SipInboundCalls,
     readonly outbound: SipOutboundCalls,
     readonly registrations: SipRegistrations,
+    readonly bridges: SipBridges,
   ) {}
 
   static async start(options: SipServerOptions): Promise<SipServer> {
@@ -124,21 +136,24 @@ export class SipServer {
       }),
       log: options.log,
     };
-    const calls = new SipInboundCalls(media);
+    const bridges = new SipBridges(media);
+    const calls = new SipInboundCalls({ ...media, bridges });
     const outbound = new SipOutboundCalls({
       ...media,
+      bridges,
       ...(options.ringTimeoutMs !== undefined && { ringTimeoutMs: options.ringTimeoutMs }),
     });
     const agent = await SipUserAgent.start({
       host: options.host,
       port: options.sipPort,
       advertisedHost: advertised,
-      handler: new SipCallDispatcher(calls, outbound),
+      handler: new SipCallDispatcher(calls, outbound, bridges),
       ...(options.tcp !== undefined && { tcp: options.tcp }),
       ...(options.timers !== undefined && { timers: options.timers }),
     });
     calls.attach(agent);
     outbound.attach(agent);
+    bridges.attach(agent);
     const registrations = new SipRegistrations({
       store: options.store,
       transactions: agent.dialogs.transactions,
@@ -147,7 +162,7 @@ export class SipServer {
       log: options.log,
     });
     await registrations.start();
-    return new SipServer(agent, calls, outbound, registrations);
+    return new SipServer(agent, calls, outbound, registrations, bridges);
   }
 
   get port(): number {
@@ -155,11 +170,12 @@ export class SipServer {
   }
 
   /**
-   * Unregisters from trunks, then stops taking SIP traffic; live calls are ended by the call
-   * engine's close first.
+   * Unregisters from trunks, hangs up bridged transfers, then stops taking SIP traffic; live
+   * calls are ended by the call engine's close first.
    */
   async close(): Promise<void> {
     await this.registrations.close();
+    this.bridges.close();
     await this.agent.close();
   }
 }

@@ -62,6 +62,12 @@ export interface SipTelephonyLegOptions {
   readonly rtp: Pick<RtpSession, 'canSendDtmf' | 'sendDtmfSteps'>;
   /** Host (and port) for `number` destinations. Default: the host of the dialog's peer. */
   readonly numberHost?: string;
+  /**
+   * When the far end refuses the REFER (a final non-2xx), carry the transfer ourselves: dial the
+   * destination and bridge the caller to it (src/calls/sip-bridge.ts). Without it a refused
+   * REFER is the transfer's outcome.
+   */
+  readonly bridge?: (destination: Doc) => Promise<TransferOutcome>;
 }
 
 type Target =
@@ -221,6 +227,16 @@ export class SipTelephonyLeg implements TelephonyLeg {
     this.transferring = true;
     try {
       const outcome = await this.refer(target.referTo, target.headers, timeoutS * 1000);
+      if (!outcome.ok && outcome.code === 'transfer-refused' && this.options.bridge !== undefined) {
+        if (hasEnded(dialog)) {
+          return { ok: false, code: 'call-ended', message: 'The call has ended' };
+        }
+        // The bridge owns the caller's dialog once the destination answers: no BYE from here.
+        const bridged = await this.options.bridge(destination);
+        return bridged.ok
+          ? bridged
+          : { ...bridged, message: `${outcome.message}; bridging failed: ${bridged.message}` };
+      }
       if (outcome.ok) {
         // RFC 5589 §6: the transferor ends its dialog once the transfer succeeded.
         await agent.hangUp(dialog).catch(() => undefined);
@@ -367,6 +383,11 @@ export class SipTelephonyLeg implements TelephonyLeg {
       await sleep(DTMF_TONE_MS + DTMF_GAP_MS);
     }
   }
+}
+
+/** Read apart from the narrowing of an earlier check: the dialog may end during an await. */
+function hasEnded(dialog: SipDialog): boolean {
+  return dialog.state === 'terminated';
 }
 
 /** The host[:port] of the dialog's peer (its remote target). */

@@ -1,0 +1,326 @@
+/**
+ * A transfer Parla carries itself when the far end refuses our REFER: a new INVITE to the
+ * destination through the call's trunk, and once it answers, the caller's media relayed to the
+ * destination and back every 20 ms (G.711 decoded and encoded again by the two RTP sessions).
+ * From the answer on the bridge owns both dialogs: a BYE on either leg hangs up the other, and
+ * the call session (which ends `assistant-forwarded-call`) no longer touches the caller.
+ */
+import { randomInt } from 'node:crypto';
+import type { Doc } from '../store/resource-store.js';
+import type { RtpPortAllocator } from '../transports/rtp/rtp-port-allocator.js';
+import { RtpSession } from '../transports/rtp/rtp-session.js';
+import type { SipDialog } from '../transports/sip/dialog.js';
+import {
+  PCMA,
+  PCMU,
+  answerOffer,
+  createOffer,
+  readAnswer,
+  type LocalAudio,
+} from '../transports/sip/sdp-offer-answer.js';
+import { parseSdp, serializeSdp } from '../transports/sip/sdp.js';
+import type { SipUserAgent } from '../transports/sip/sip-user-agent.js';
+import type { BridgeRoute } from './sip-bridge-route.js';
+import type { SipCallMedia } from './sip-call-media.js';
+import { codecName } from './sip-live-calls.js';
+import { dialGateway, type GatewayOutcome } from './sip-outbound-dial.js';
+import { failureMessage, shouldTryNextGateway } from './sip-outbound-plan.js';
+import type { TransferOutcome } from './telephony-leg.js';
+
+const FRAME_SAMPLES = 160;
+const FRAME_MS = 20;
+const MAX_CATCH_UP_FRAMES = 5;
+/** How long the destination may ring when transferPlan.timeout is unset. */
+export const DEFAULT_BRIDGE_RING_TIMEOUT_MS = 30_000;
+/** No RTP on a leg for this long ends the bridge (both legs hung up). */
+const DEFAULT_INACTIVITY_TIMEOUT_MS = 30_000;
+const MAX_RING_TIMEOUT_S = 600;
+
+/** The answered call whose caller is bridged. */
+export interface BridgeCallerLeg {
+  readonly dialog: SipDialog;
+  readonly rtp: RtpSession;
+  readonly media: SipCallMedia;
+  /** Our SDP on the caller's dialog (answers the caller's re-INVITEs once bridged). */
+  readonly local: LocalAudio;
+  readonly lastSdp: Buffer;
+  /** Resolves when the call ends: a dial still in flight is cancelled. */
+  readonly ended: Promise<void>;
+  /** The call layer lets go of the dialog (no hang-up on the call's end, events to the bridge). */
+  readonly release: () => void;
+}
+
+export interface SipBridgesOptions {
+  readonly allocator: RtpPortAllocator;
+  readonly rtpBindAddress: string;
+  readonly mediaAddress: string;
+  readonly rtpInactivityTimeoutMs?: number;
+  readonly log: (error: unknown, message: string) => void;
+}
+
+/** One side of a live bridge. */
+interface Leg {
+  readonly dialog: SipDialog;
+  readonly rtp: RtpSession;
+  local: LocalAudio;
+  lastSdp: Buffer;
+  lastPackets: number;
+  lastPacketAtMs: number;
+  /** False while the leg holds the call (it sends nothing; silence is expected). */
+  receiving: boolean;
+  /** False while the leg's SDP says we must not send (recvonly or inactive on our side). */
+  sending: boolean;
+}
+
+interface Bridge {
+  readonly caller: Leg;
+  readonly callee: Leg;
+  timer?: NodeJS.Timeout;
+  nextTickMs: number;
+}
+
+export class SipBridges {
+  private agent: SipUserAgent | undefined;
+  private readonly byDialog = new Map<string, Bridge>();
+  private readonly bridges = new Set<Bridge>();
+
+  constructor(private readonly options: SipBridgesOptions) {}
+
+  attach(agent: SipUserAgent): void {
+    this.agent = agent;
+  }
+
+  /** Live bridges. */
+  get size(): number {
+    return this.bridges.size;
+  }
+
+  /** Whether a dialog is a leg of a live bridge (the SIP server routes its events here). */
+  owns(dialog: SipDialog): boolean {
+    return this.byDialog.has(dialog.id);
+  }
+
+  /** A leg ended (its BYE, or no ACK): the other leg is hung up. */
+  onDialogEnded(dialog: SipDialog): void {
+    const bridge = this.byDialog.get(dialog.id);
+    if (bridge !== undefined) {
+      this.end(bridge);
+    }
+  }
+
+  /** A re-INVITE or UPDATE on a leg: new address or codec (hold is relayed as silence). */
+  onOffer(dialog: SipDialog, body: Buffer | undefined): Buffer | undefined {
+    const bridge = this.byDialog.get(dialog.id);
+    if (bridge === undefined) {
+      return undefined;
+    }
+    const leg = bridge.caller.dialog.id === dialog.id ? bridge.caller : bridge.callee;
+    if (body === undefined) {
+      return leg.lastSdp;
+    }
+    const parsed = parseSdp(body.toString('utf8'));
+    if (!parsed.ok) {
+      return undefined;
+    }
+    const local = { ...leg.local, sessionVersion: leg.local.sessionVersion + 1 };
+    const result = answerOffer(parsed.session, local);
+    if (!result.ok || result.answer === undefined) {
+      return undefined;
+    }
+    const { negotiated } = result;
+    leg.local = local;
+    leg.rtp.setRemote({ address: negotiated.remoteAddress, port: negotiated.remotePort });
+    leg.rtp.setCodec(codecName(negotiated), negotiated.payloadType);
+    leg.receiving = negotiated.direction === 'sendrecv' || negotiated.direction === 'recvonly';
+    leg.sending = negotiated.direction === 'sendrecv' || negotiated.direction === 'sendonly';
+    leg.lastPacketAtMs = performance.now();
+    leg.lastSdp = Buffer.from(serializeSdp(result.answer));
+    return leg.lastSdp;
+  }
+
+  /**
+   * Dials the destination through the route's gateways; on its answer takes the caller over and
+   * relays media. Resolves ok once the destination answered, else why it did not.
+   */
+  async bridge(
+    caller: BridgeCallerLeg,
+    route: Extract<BridgeRoute, { ok: true }>,
+    destination: Doc,
+  ): Promise<TransferOutcome> {
+    const agent = this.agent;
+    if (agent === undefined) {
+      return { ok: false, code: 'transfer-failed', message: 'The SIP side is not running' };
+    }
+    const rtp = await RtpSession.open({
+      allocator: this.options.allocator,
+      bindAddress: this.options.rtpBindAddress,
+      codec: 'PCMU',
+      payloadType: 0,
+    }).catch((error: unknown) => {
+      this.options.log(error, 'no RTP session for a bridged transfer');
+      return undefined;
+    });
+    if (rtp === undefined) {
+      return { ok: false, code: 'transfer-failed', message: 'No free RTP port for the new call' };
+    }
+    rtp.setReceiving(false);
+    const local: LocalAudio = {
+      address: this.options.mediaAddress,
+      port: rtp.localPort,
+      codecs: [PCMU, PCMA],
+      telephoneEvent: false,
+      ptimeMs: FRAME_MS,
+      sessionId: String(randomInt(1, 2 ** 47)),
+      sessionVersion: 1,
+    };
+    const offer = createOffer(local);
+    const offerSdp = Buffer.from(serializeSdp(offer));
+    const ringTimeoutMs = ringTimeoutOf(destination);
+    let outcome: GatewayOutcome | undefined;
+    for (const attempt of route.attempts) {
+      outcome = await dialGateway({
+        send: (options, onProgress) => agent.dialogs.invite(options, onProgress),
+        invite: {
+          target: attempt.target,
+          requestUri: attempt.requestUri,
+          from: route.from,
+          to: `<${attempt.requestUri}>`,
+          body: offerSdp,
+          contentType: 'application/sdp',
+        },
+        ...(route.trunk.auth !== undefined && { auth: route.trunk.auth }),
+        ringTimeoutMs,
+        ended: caller.ended,
+        onRinging: () => undefined,
+      });
+      if (caller.dialog.state === 'terminated' || !shouldTryNextGateway(outcome.result, false)) {
+        break;
+      }
+    }
+    const result = outcome?.result;
+    if (result === undefined || !result.ok) {
+      await rtp.close();
+      const why =
+        result === undefined
+          ? 'the trunk has no gateway'
+          : failureMessage(result, outcome?.ringTimedOut === true);
+      return {
+        ok: false,
+        code: 'transfer-failed',
+        message: `The destination was not reached: ${why}`,
+      };
+    }
+    const { dialog, response } = result;
+    const parsed =
+      response.body.length === 0 ? undefined : parseSdp(response.body.toString('utf8'));
+    const answer = parsed?.ok === true ? readAnswer(offer, parsed.session, local) : undefined;
+    if (answer === undefined || !answer.ok) {
+      void agent.hangUp(dialog);
+      await rtp.close();
+      const why = answer?.ok === false ? answer.reason : 'no SDP answer';
+      return {
+        ok: false,
+        code: 'transfer-failed',
+        message: `The destination answered, but ${why}`,
+      };
+    }
+    if (caller.dialog.state === 'terminated' || !caller.media.handOver()) {
+      void agent.hangUp(dialog);
+      await rtp.close();
+      return { ok: false, code: 'call-ended', message: 'The caller hung up during the transfer' };
+    }
+    caller.release();
+    const { negotiated } = answer;
+    rtp.setRemote({ address: negotiated.remoteAddress, port: negotiated.remotePort });
+    rtp.setCodec(codecName(negotiated), negotiated.payloadType);
+    rtp.setReceiving(true);
+    const nowMs = performance.now();
+    const leg = (legDialog: SipDialog, legRtp: RtpSession, legLocal: LocalAudio, sdp: Buffer) => ({
+      dialog: legDialog,
+      rtp: legRtp,
+      local: legLocal,
+      lastSdp: sdp,
+      lastPackets: legRtp.stats.packetsReceived,
+      lastPacketAtMs: nowMs,
+      receiving: true,
+      sending: true,
+    });
+    const bridge: Bridge = {
+      caller: leg(caller.dialog, caller.rtp, caller.local, caller.lastSdp),
+      callee: leg(dialog, rtp, local, offerSdp),
+      nextTickMs: nowMs + FRAME_MS,
+    };
+    this.bridges.add(bridge);
+    this.byDialog.set(caller.dialog.id, bridge);
+    this.byDialog.set(dialog.id, bridge);
+    bridge.timer = setInterval(() => this.tick(bridge), FRAME_MS / 2);
+    return { ok: true };
+  }
+
+  /** Hangs up every bridge (the server is closing). */
+  close(): void {
+    for (const bridge of [...this.bridges]) {
+      this.end(bridge);
+    }
+  }
+
+  /** Relays the frames that are due, both ways; ends a bridge whose media went silent. */
+  private tick(bridge: Bridge): void {
+    const nowMs = performance.now();
+    let frames = 0;
+    while (bridge.nextTickMs <= nowMs && frames < MAX_CATCH_UP_FRAMES) {
+      bridge.nextTickMs += FRAME_MS;
+      frames++;
+      relay(bridge.caller, bridge.callee);
+      relay(bridge.callee, bridge.caller);
+    }
+    if (bridge.nextTickMs <= nowMs) {
+      bridge.nextTickMs = nowMs + FRAME_MS;
+    }
+    const timeoutMs = this.options.rtpInactivityTimeoutMs ?? DEFAULT_INACTIVITY_TIMEOUT_MS;
+    for (const leg of [bridge.caller, bridge.callee]) {
+      const packets = leg.rtp.stats.packetsReceived;
+      if (packets !== leg.lastPackets || !leg.receiving) {
+        leg.lastPackets = packets;
+        leg.lastPacketAtMs = nowMs;
+      } else if (nowMs - leg.lastPacketAtMs > timeoutMs) {
+        this.options.log(new Error('no RTP on a bridged leg'), 'bridged transfer ended');
+        this.end(bridge);
+        return;
+      }
+    }
+  }
+
+  private end(bridge: Bridge): void {
+    if (!this.bridges.delete(bridge)) {
+      return;
+    }
+    clearInterval(bridge.timer);
+    for (const leg of [bridge.caller, bridge.callee]) {
+      this.byDialog.delete(leg.dialog.id);
+      if (leg.dialog.state !== 'terminated') {
+        void this.agent?.hangUp(leg.dialog).catch(() => undefined);
+      }
+      void leg.rtp.close();
+    }
+  }
+}
+
+/** One 20 ms frame from a leg's jitter buffer (silence when none came) to the other leg. */
+function relay(from: Leg, to: Leg): void {
+  const { samples } = from.rtp.pullFrame();
+  if (to.sending) {
+    to.rtp.sendFrame(
+      samples.length === FRAME_SAMPLES ? samples : samples.subarray(0, FRAME_SAMPLES),
+    );
+  }
+}
+
+/** transferPlan.timeout (seconds) bounds the ringing, as it bounds a REFER's outcome. */
+function ringTimeoutOf(destination: Doc): number {
+  const plan = destination.transferPlan;
+  const timeout = plan !== null && typeof plan === 'object' ? (plan as Doc).timeout : undefined;
+  return typeof timeout === 'number' && timeout > 0
+    ? Math.min(timeout, MAX_RING_TIMEOUT_S) * 1000
+    : DEFAULT_BRIDGE_RING_TIMEOUT_MS;
+}
