@@ -30,9 +30,7 @@ import {
   type LiveSipCall,
 } from './sip-live-calls.js';
 import type { SipBridges } from './sip-bridge.js';
-import { bridgeThroughTrunk } from './sip-bridge-route.js';
-import { SipTelephonyLeg } from './sip-telephony-leg.js';
-import { KeypadInput, keypadInputPlanOf } from './sip-keypad-input.js';
+import { keypadFor, telephonyLegFor } from './sip-call-leg.js';
 
 /** No RTP from the caller for the inactivity timeout. */
 export const ENDED_REASON_RTP_TIMEOUT = 'call.in-progress.error-sip-rtp-timeout';
@@ -265,13 +263,7 @@ export class SipInboundCalls implements SipCallHandler {
         }
       },
     });
-    const keypad = new KeypadInput(keypadInputPlanOf(params.assistant), (digits) => {
-      session.control({
-        type: 'add-message',
-        message: { role: 'user', content: digits },
-        triggerResponseEnabled: true,
-      });
-    });
+    const keypad = keypadFor(session, params.assistant);
     const live: LiveSipCall = { session, media, keypad, rtp, local, lastSdp: answerSdp };
     slot.live = live;
     session.onOpen(media);
@@ -293,33 +285,17 @@ export class SipInboundCalls implements SipCallHandler {
     }
     slot.dialog = dialog;
     this.live.set(dialog, live);
-    const bridges = this.options.bridges;
-    live.leg = new SipTelephonyLeg({
+    live.leg = telephonyLegFor(
       agent,
       dialog,
-      rtp,
-      ...(bridges !== undefined && {
-        bridge: bridgeThroughTrunk(
-          bridges,
-          store,
-          orgId,
-          { phoneNumberId: phoneNumber.id },
-          () => ({
-            dialog,
-            rtp,
-            media,
-            local: live.local,
-            lastSdp: live.lastSdp,
-            ended: session.done,
-            release: () => {
-              keypad.close();
-              this.live.delete(dialog);
-              delete slot.dialog;
-            },
-          }),
-        ),
-      }),
-    });
+      live,
+      { bridges: this.options.bridges, store, orgId, numberOf: { phoneNumberId: phoneNumber.id } },
+      () => {
+        keypad.close();
+        this.live.delete(dialog);
+        delete slot.dialog;
+      },
+    );
     session.attachTelephony(live.leg);
     media.start();
   }

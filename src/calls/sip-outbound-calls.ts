@@ -29,9 +29,8 @@ import type { CallSession } from './call-session.js';
 import { SipCallMedia } from './sip-call-media.js';
 import { codecName, SipLiveCalls, type LiveSipCall } from './sip-live-calls.js';
 import type { SipBridges } from './sip-bridge.js';
-import { bridgeThroughTrunk, type NumberOf } from './sip-bridge-route.js';
-import { SipTelephonyLeg } from './sip-telephony-leg.js';
-import { KeypadInput, keypadInputPlanOf } from './sip-keypad-input.js';
+import type { NumberOf } from './sip-bridge-route.js';
+import { keypadFor, telephonyLegFor } from './sip-call-leg.js';
 import { dialGateway, type GatewayOutcome } from './sip-outbound-dial.js';
 import {
   ENDED_REASON_FAILED,
@@ -294,42 +293,19 @@ export class SipOutboundCalls {
       },
     });
     media.sending = negotiated.direction !== 'recvonly' && negotiated.direction !== 'inactive';
-    const keypad = new KeypadInput(keypadInputPlanOf(call.params.assistant), (digits) => {
-      session.control({
-        type: 'add-message',
-        message: { role: 'user', content: digits },
-        triggerResponseEnabled: true,
-      });
-    });
-    const bridges = this.options.bridges;
-    const leg = new SipTelephonyLeg({
-      agent,
-      dialog,
-      rtp,
-      ...(bridges !== undefined && {
-        bridge: bridgeThroughTrunk(bridges, this.options.store, call.orgId, call.numberOf, () => ({
-          dialog,
-          rtp,
-          media,
-          local: live.local,
-          lastSdp: live.lastSdp,
-          ended: session.done,
-          release: () => {
-            live.keypad.close();
-            this.live.delete(dialog);
-          },
-        })),
-      }),
-    });
-    const live: LiveSipCall = {
-      session,
-      media,
-      keypad,
-      rtp,
-      local: call.local,
-      lastSdp: offerSdp,
-      leg,
+    const keypad = keypadFor(session, call.params.assistant);
+    const live: LiveSipCall = { session, media, keypad, rtp, local: call.local, lastSdp: offerSdp };
+    const trunk = {
+      bridges: this.options.bridges,
+      store: this.options.store,
+      orgId: call.orgId,
+      numberOf: call.numberOf,
     };
+    const leg = telephonyLegFor(agent, dialog, live, trunk, () => {
+      keypad.close();
+      this.live.delete(dialog);
+    });
+    live.leg = leg;
     call.slot.live = live;
     this.live.set(dialog, live);
     session.attachTelephony(leg);
