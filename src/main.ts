@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CallEngine } from './calls/call-engine.js';
 import { CallParamsBuilder } from './calls/call-params-builder.js';
+import { providerSettingsOf } from './calls/pipeline-call-params.js';
 import { createCallReporter } from './calls/reporting/call-reporter.js';
 import { loadPriceTable } from './calls/reporting/price-table.js';
 import { PhoneCallStarter } from './calls/phone-call-starter.js';
@@ -9,7 +10,6 @@ import { SipServer } from './calls/sip-server.js';
 import { sweepStaleCalls } from './calls/stale-call-sweeper.js';
 import { WebsocketCallStarter } from './calls/websocket-call-starter.js';
 import { loadConfig, publicBaseUrl, wsPublicBaseUrl } from './config/load.js';
-import type { Config } from './config/schema.js';
 import { ParlaError } from './core/errors.js';
 import { buildApp } from './control/app.js';
 import { createModelRegistry } from './providers/llm/registry.js';
@@ -19,21 +19,6 @@ import { WorkerHost } from './workers/host.js';
 
 /** How long running calls may go on after SIGTERM before they end with `worker-shutdown`. */
 const SHUTDOWN_DRAIN_MS = 10_000;
-
-function providerSettings(config: Config) {
-  return {
-    openaiBaseUrl: config.openaiBaseUrl,
-    openaiApiKey: config.openaiApiKey,
-    anthropicBaseUrl: config.anthropicBaseUrl,
-    anthropicApiKey: config.anthropicApiKey,
-    deepgramBaseUrl: config.deepgramBaseUrl,
-    deepgramApiKey: config.deepgramApiKey,
-    elevenLabsBaseUrl: config.elevenLabsBaseUrl,
-    elevenLabsApiKey: config.elevenLabsApiKey,
-    cartesiaBaseUrl: config.cartesiaBaseUrl,
-    cartesiaApiKey: config.cartesiaApiKey,
-  };
-}
 
 /** Composition root: config → store → worker host, call engine, websocket server → control plane. */
 async function main(): Promise<void> {
@@ -96,7 +81,7 @@ async function main(): Promise<void> {
     log,
   });
   const builder = new CallParamsBuilder(store, {
-    providers: providerSettings(config),
+    providers: providerSettingsOf(config),
     vad: config.vad,
   });
   const sipServer = await SipServer.start({

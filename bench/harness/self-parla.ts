@@ -123,6 +123,8 @@ export async function startSelfParla(options: SelfParlaOptions): Promise<SelfPar
       PARLA_API_KEY: apiKey,
       PARLA_LOG_LEVEL: 'silent',
       PARLA_WORKER_THREADS: String(options.threads),
+      // The watchdog waits 30 s, not 2: see self-server.ts.
+      PARLA_WORKER_HEARTBEAT_TIMEOUT_MS: '30000',
       PARLA_VAD: options.vad,
       PARLA_OPENAI_BASE_URL: vendors.openai.url,
       OPENAI_API_KEY: vendors.openai.apiKey,

@@ -1,8 +1,8 @@
 /**
  * The Parla a `--self` run starts (as a child process, see self-parla.ts): the composition of
  * src/main.ts (store, worker host, call engine with the call reporter, SIP and websocket servers,
- * control plane) from the same modules and the same environment settings, with one difference: the
- * worker watchdog waits 30 s instead of 2 s for a heartbeat. On a machine loaded by other work,
+ * control plane) from the same modules and the same environment settings; self-parla.ts sets
+ * the worker watchdog to wait 30 s instead of 2 s for a heartbeat. On a machine loaded by other work,
  * a thread loading the Silero model can miss the 2 s heartbeat; the production watchdog then
  * ends its calls with `worker-died` (and terminating a thread holding an onnxruntime session can
  * abort the process, see docs/benchmarks.md), which would end a benchmark instead of measuring it.
@@ -11,6 +11,7 @@
 import { join, resolve } from 'node:path';
 import { CallEngine } from '../../src/calls/call-engine.js';
 import { CallParamsBuilder } from '../../src/calls/call-params-builder.js';
+import { providerSettingsOf } from '../../src/calls/pipeline-call-params.js';
 import { createCallReporter } from '../../src/calls/reporting/call-reporter.js';
 import { loadPriceTable } from '../../src/calls/reporting/price-table.js';
 import { SipServer } from '../../src/calls/sip-server.js';
@@ -20,8 +21,6 @@ import { buildApp } from '../../src/control/app.js';
 import { Store } from '../../src/store/store.js';
 import { WebsocketServer } from '../../src/transports/websocket/websocket-server.js';
 import { WorkerHost } from '../../src/workers/host.js';
-
-const HEARTBEAT_TIMEOUT_MS = 30_000;
 
 const config = loadConfig();
 const dataDir = resolve(config.dataDir);
@@ -34,7 +33,7 @@ const store = await Store.open({
 await store.bootstrap(config.apiKey);
 const host = new WorkerHost({
   ...(config.workerThreads === 0 ? {} : { threads: config.workerThreads }),
-  heartbeatTimeoutMs: HEARTBEAT_TIMEOUT_MS,
+  heartbeatTimeoutMs: config.workerHeartbeatTimeoutMs,
 });
 const prices = loadPriceTable();
 const engine = new CallEngine({
@@ -56,18 +55,7 @@ const engine = new CallEngine({
   log: (error, message) => console.error(`${message}:`, error),
 });
 const builder = new CallParamsBuilder(store, {
-  providers: {
-    openaiBaseUrl: config.openaiBaseUrl,
-    openaiApiKey: config.openaiApiKey,
-    anthropicBaseUrl: config.anthropicBaseUrl,
-    anthropicApiKey: config.anthropicApiKey,
-    deepgramBaseUrl: config.deepgramBaseUrl,
-    deepgramApiKey: config.deepgramApiKey,
-    elevenLabsBaseUrl: config.elevenLabsBaseUrl,
-    elevenLabsApiKey: config.elevenLabsApiKey,
-    cartesiaBaseUrl: config.cartesiaBaseUrl,
-    cartesiaApiKey: config.cartesiaApiKey,
-  },
+  providers: providerSettingsOf(config),
   vad: config.vad,
 });
 // SIP calls (for `--transport sip`): RTP on the range self-parla.ts chose.

@@ -3,6 +3,7 @@
  * worker needs, structured-cloneable, secrets already unsealed. The worker's handler registered
  * as PIPELINE_CALL_HANDLER builds the providers and the CallPipeline from it.
  */
+import type { Config } from '../config/schema.js';
 
 /** Handler name of the voice pipeline in the call worker. */
 export const PIPELINE_CALL_HANDLER = 'pipeline';
@@ -78,3 +79,19 @@ export const NO_PROVIDER_DEFAULTS: ProviderServerSettings = Object.freeze({
   cartesiaBaseUrl: '',
   cartesiaApiKey: '',
 });
+
+/** The server's own vendor endpoints and keys, from its configuration. */
+export function providerSettingsOf(config: Config): ProviderServerSettings {
+  return {
+    openaiBaseUrl: config.openaiBaseUrl,
+    openaiApiKey: config.openaiApiKey,
+    anthropicBaseUrl: config.anthropicBaseUrl,
+    anthropicApiKey: config.anthropicApiKey,
+    deepgramBaseUrl: config.deepgramBaseUrl,
+    deepgramApiKey: config.deepgramApiKey,
+    elevenLabsBaseUrl: config.elevenLabsBaseUrl,
+    elevenLabsApiKey: config.elevenLabsApiKey,
+    cartesiaBaseUrl: config.cartesiaBaseUrl,
+    cartesiaApiKey: config.cartesiaApiKey,
+  };
+}
