@@ -11,6 +11,7 @@
 import { PerformanceObserver, constants, performance } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import { decodeMuLaw, encodeMuLaw } from '../../src/media/codecs/g711.js';
+import { G722Decoder, G722Encoder } from '../../src/media/codecs/g722.js';
 import { OpusCodec } from '../../src/media/codecs/opus-codec.js';
 import { FrameChunker } from '../../src/media/framing/frame-chunker.js';
 import { Int16RingBuffer } from '../../src/media/framing/ring-buffer.js';
@@ -76,6 +77,16 @@ const decoded = new Int16Array(160);
 await measure('G.711 µ-law encode + decode (160 samples)', () => {
   encodeMuLaw(pcm, codes);
   decodeMuLaw(codes, decoded);
+});
+
+const g722Encoder = new G722Encoder();
+const g722Decoder = new G722Decoder();
+const wideband = Int16Array.from({ length: 320 }, (_, i) => Math.round(9000 * Math.sin(i / 3)));
+const g722Bytes = new Uint8Array(160);
+const g722Decoded = new Int16Array(320);
+await measure('G.722 encode + decode (320 samples)', () => {
+  g722Encoder.encode(wideband, 0, 320, g722Bytes, 0);
+  g722Decoder.decode(g722Bytes, 0, 160, g722Decoded, 0);
 });
 
 for (const [from, to] of [
