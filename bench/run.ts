@@ -3,6 +3,7 @@ const scenarios: Record<string, string> = {
   control: './control-throughput.js',
   latency: './harness/main.js',
   'pipeline-calls': './workers/pipeline-calls.js',
+  'sip-load': './harness/sip-load.js',
 };
 const name = process.argv[2] ?? '';
 const module = scenarios[name];

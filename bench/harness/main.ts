@@ -8,12 +8,12 @@
  *   npm run bench -- latency --compare before.json after.json
  *   npm run bench -- latency --report result.json           (rewrite a result's HTML report)
  */
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { searchCapacity, type CapacityPoint, type CapacityResult } from './capacity.js';
 import { HarnessError, type TransportFactory } from './caller-transport.js';
+import { integerArg as integer, loadScripts, numberArg as number, runEntry } from './cli-values.js';
 import { RealClock } from './clock.js';
 import { compareText } from './compare.js';
 import { fakeTransportFactory } from './fake-transport.js';
@@ -23,13 +23,10 @@ import { RESULT_FORMAT, readResult, summarize, type BenchResult } from './result
 import { runCalls, type RunResult } from './runner.js';
 import { startSelfParla } from './self-parla.js';
 import { replyDurationMs } from './self-vendors.js';
-import { loadScript, type LoadedScript } from './script.js';
 import { SIP_SAMPLE_RATE_HZ, sipTransportFactory } from './sip-transport.js';
 import { distribution } from './stats.js';
 import { ProgressDisplay, summaryText } from './text-output.js';
 import { WebsocketCallerTransport } from './websocket-transport.js';
-
-const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../fixtures/callers');
 
 const USAGE = `usage: npm run bench -- latency [options]
   --url <base URL>          Parla (or a compatible server) to call; with --key and --assistant-id
@@ -414,57 +411,4 @@ function sipTransport(
   };
 }
 
-async function loadScripts(
-  list: string | undefined,
-  sampleRateHz: number,
-): Promise<LoadedScript[]> {
-  const paths =
-    list === undefined
-      ? (await readdir(FIXTURES))
-          .filter((f) => f.endsWith('.script.json'))
-          .sort()
-          .map((f) => join(FIXTURES, f))
-      : list
-          .split(',')
-          .map((s) => s.trim())
-          .filter((s) => s !== '')
-          .map((s) =>
-            s.includes('/') || s.endsWith('.json')
-              ? resolve(s)
-              : join(FIXTURES, `${s}.script.json`),
-          );
-  if (paths.length === 0 || paths.length > 100) {
-    throw new HarnessError('ERR_BENCH_USAGE', '--scripts must name 1–100 scripts');
-  }
-  return Promise.all(paths.map((path) => loadScript(path, sampleRateHz)));
-}
-
-function number(text: string, name: string, min: number, max: number): number {
-  const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value) || value < min || value > max) {
-    throw new HarnessError(
-      'ERR_BENCH_USAGE',
-      `--${name} must be a number from ${min} to ${max}, got "${text}"`,
-    );
-  }
-  return value;
-}
-
-function integer(text: string, name: string, min: number, max: number): number {
-  const value = number(text, name, min, max);
-  if (!Number.isInteger(value)) {
-    throw new HarnessError('ERR_BENCH_USAGE', `--${name} must be a whole number, got "${text}"`);
-  }
-  return value;
-}
-
-try {
-  process.exitCode = await main(process.argv.slice(2));
-} catch (error) {
-  if (error instanceof HarnessError) {
-    console.error(`${error.code}: ${error.message}`);
-    process.exitCode = error.code === 'ERR_BENCH_USAGE' ? 2 : 1;
-  } else {
-    throw error;
-  }
-}
+await runEntry(main);

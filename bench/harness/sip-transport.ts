@@ -22,6 +22,7 @@ import {
   type TransportFactory,
   type TransportHandlers,
 } from './caller-transport.js';
+import { RtpArrivalStats } from './rtp-arrival-stats.js';
 import { SipUac } from './sip-uac.js';
 import { stageRecord } from './stage-record.js';
 
@@ -29,8 +30,8 @@ import { stageRecord } from './stage-record.js';
  * The SIP/RTP adapter: an INVITE offering PCMU (G.711 μ-law, 8 kHz, 20 ms packets) to Parla's SIP
  * port as a trunk would (sip-uac.ts), then RTP both ways on a UDP socket of its own: each 20 ms
  * frame the harness paces out is μ-law encoded into one packet, and the packets Parla sends are
- * decoded and passed up as they arrive (no jitter buffer: lateness is what is measured). Closing
- * sends a BYE. The call's audio rate is always 8000 Hz.
+ * decoded and passed up as they arrive (no jitter buffer: lateness is what is measured), and
+ * their arrival jitter is kept (`rtpArrival`). Closing sends a BYE. The call's audio rate is always 8000 Hz.
  *
  * When `api` is given, turnStages() finds the stored call (by the phone number and the caller
  * number this call sent) and reads its per-turn latency breakdown, as the websocket adapter does.
@@ -67,6 +68,8 @@ export class SipCallerTransport implements CallerTransport {
   #closed = false;
   /** Packets from Parla that were not audio of the negotiated payload type (or not RTP). */
   ignoredPackets = 0;
+  /** RFC 3550 interarrival jitter and arrival gaps of Parla's audio packets, as received. */
+  readonly rtpArrival = new RtpArrivalStats(SIP_SAMPLE_RATE_HZ);
 
   constructor(options: SipTransportOptions) {
     if (!Number.isInteger(options.sipPort) || options.sipPort < 1 || options.sipPort > 65_535) {
@@ -210,6 +213,7 @@ export class SipCallerTransport implements CallerTransport {
       this.ignoredPackets++;
       return;
     }
+    this.rtpArrival.record(performance.now(), view.timestamp, view.ssrc);
     const count = view.payloadLength;
     if (this.#decoded.length < count) {
       this.#decoded = new Int16Array(count);
