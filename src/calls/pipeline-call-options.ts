@@ -29,7 +29,8 @@ export const booleanOr = (value: unknown): boolean | undefined =>
 
 /** What the call uses when the assistant names no transcriber, voice or model. */
 const DEFAULT_TRANSCRIBER = { provider: 'deepgram' };
-const DEFAULT_VOICE = { provider: 'openai', voiceId: 'alloy' };
+/** The voice of an assistant without `voice`. */
+export const DEFAULT_VOICE = Object.freeze({ provider: 'openai', voiceId: 'alloy' });
 const DEFAULT_MODEL = { provider: 'openai', model: 'gpt-4o-mini' };
 const FIRST_MESSAGE_MODES = new Set<string>([
   'assistant-speaks-first',

@@ -20,6 +20,7 @@ import type { SipFloodGuard } from '../transports/sip/flood-guard.js';
 import type { CallEngine } from './call-engine.js';
 import { CallStartError, type CallParamsBuilder } from './call-params-builder.js';
 import { SipInboundAdmission } from './sip-inbound-admission.js';
+import { SipInboundAnnouncements } from './sip-inbound-announcement.js';
 import { decideInbound } from './sip-inbound-decision.js';
 import { endStored, inboundCallDoc, offerOf } from './sip-inbound-records.js';
 import { SipCallMedia } from './sip-call-media.js';
@@ -72,6 +73,8 @@ export interface SipInboundCallsOptions {
 /** An INVITE being set up: a CANCEL may arrive during any await. */
 interface Pending {
   cancelled: boolean;
+  /** Aborted with `cancelled`, for the work that can stop at once (speech synthesis). */
+  readonly cancel: AbortController;
 }
 
 export class SipInboundCalls implements SipCallHandler {
@@ -79,6 +82,7 @@ export class SipInboundCalls implements SipCallHandler {
   private readonly pending = new Map<IncomingInvite, Pending>();
   private readonly live = new SipLiveCalls(ENDED_REASON_NO_ACK);
   private readonly admission: SipInboundAdmission;
+  private readonly announcements: SipInboundAnnouncements;
 
   constructor(private readonly options: SipInboundCallsOptions) {
     this.admission = new SipInboundAdmission({
@@ -86,6 +90,10 @@ export class SipInboundCalls implements SipCallHandler {
       ...(options.floodGuard !== undefined && { floodGuard: options.floodGuard }),
       digestRealm:
         options.inboundDigestAuth === false ? false : (options.digestRealm ?? options.mediaAddress),
+    });
+    this.announcements = new SipInboundAnnouncements({
+      ...options,
+      localAudio: (port) => this.localAudio(port),
     });
   }
 
@@ -100,7 +108,12 @@ export class SipInboundCalls implements SipCallHandler {
   }
 
   get liveCalls(): number {
-    return this.live.size;
+    return this.live.size + this.announcements.size;
+  }
+
+  /** Hangs up the calls still speaking an assistant-request error (the server is closing). */
+  close(): Promise<void> {
+    return this.announcements.close();
   }
 
   onInvite(invite: IncomingInvite): void {
@@ -110,7 +123,7 @@ export class SipInboundCalls implements SipCallHandler {
       return;
     }
     agent.dialogs.provisional(invite, 100);
-    const pending: Pending = { cancelled: false };
+    const pending: Pending = { cancelled: false, cancel: new AbortController() };
     this.pending.set(invite, pending);
     void this.setUp(invite, pending)
       .catch((error: unknown) => {
@@ -126,10 +139,12 @@ export class SipInboundCalls implements SipCallHandler {
     const pending = this.pending.get(invite);
     if (pending !== undefined) {
       pending.cancelled = true;
+      pending.cancel.abort();
     }
   }
 
   onDialogEnded(dialog: SipDialog, reason: DialogEndReason): void {
+    this.announcements.onDialogEnded(dialog);
     this.live.onDialogEnded(dialog, reason);
   }
 
@@ -190,6 +205,18 @@ export class SipInboundCalls implements SipCallHandler {
     if (decision.action === 'reject') {
       agent.dialogs.reject(invite, decision.status, [['Reason', decision.reason]]);
       await endStored(store, orgId, call.id, decision.endedReason, decision.endedMessage);
+      return;
+    }
+    if (decision.action === 'announce') {
+      const cancelled = pending.cancel.signal;
+      await this.announcements.announce({
+        agent,
+        invite,
+        cancelled,
+        orgId,
+        callId: call.id,
+        decision,
+      });
       return;
     }
     if (Object.keys(decision.fields).length > 0) {

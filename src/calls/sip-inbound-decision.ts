@@ -1,13 +1,15 @@
 /**
  * What happens to an inbound INVITE once its number is known, before any media: forwarded by a
  * `call.ringing` hook, run on the number's handler, run on what `assistant-request` returns,
- * forwarded to what it returns or to the number's `fallbackDestination`, or refused.
+ * forwarded to what it returns or to the number's `fallbackDestination`, answered only to speak
+ * the error it returns, or refused.
  */
 import type { Doc, Resource } from '../store/resource-store.js';
 import type { Store } from '../store/store.js';
 import {
   ENDED_REASON_FORWARDING,
   ENDED_REASON_INVALID_ASSISTANT,
+  ENDED_REASON_RETURNED_ERROR,
 } from './assistant-request-reply.js';
 import {
   ENDED_REASON_NO_SERVER,
@@ -18,6 +20,15 @@ import {
 import { ringingTransfer } from './sip-inbound-hooks.js';
 import { describeDestination, headerText, redirectTarget } from './sip-inbound-redirect.js';
 import { ENDED_REASON_FORWARDED } from './telephony-leg.js';
+
+/** A final refusal with a Reason header (RFC 3326, Q.850 cause); the call ends. */
+export interface InboundRefusal {
+  readonly action: 'reject';
+  readonly status: number;
+  readonly reason: string;
+  readonly endedReason: string;
+  readonly endedMessage: string;
+}
 
 export type InboundDecision =
   /** Answer and run the call; `fields` go onto the stored call first (a returned handler). */
@@ -30,14 +41,12 @@ export type InboundDecision =
       readonly endedReason: string;
       readonly endedMessage: string;
     }
-  /** A final refusal with a Reason header (RFC 3326, Q.850 cause); the call ends. */
-  | {
-      readonly action: 'reject';
-      readonly status: number;
-      readonly reason: string;
-      readonly endedReason: string;
-      readonly endedMessage: string;
-    };
+  | InboundRefusal
+  /**
+   * Answer only to speak `text` (the server's error), then hang up; `unspoken` is what the
+   * caller gets instead when no voice can speak it. The call ends with unspoken.endedReason.
+   */
+  | { readonly action: 'announce'; readonly text: string; readonly unspoken: InboundRefusal };
 
 export interface InboundDecisionInput {
   readonly store: Store;
@@ -134,15 +143,19 @@ function fromOutcome(
           'The destination assistant-request returned cannot be dialled',
         )
       );
-    case 'error':
-      // Nothing can speak the error before an assistant exists: it goes to the trunk instead.
-      return {
+    case 'error': {
+      // Declined with the text in a Reason header when it cannot be spoken (not text, no voice).
+      const declined: InboundRefusal = {
         action: 'reject',
         status: 603,
         reason: reasonHeader(CAUSE_REJECTED, outcome.message),
         endedReason: outcome.endedReason,
         endedMessage: outcome.message,
       };
+      return outcome.endedReason === ENDED_REASON_RETURNED_ERROR
+        ? { action: 'announce', text: outcome.message, unspoken: declined }
+        : declined;
+    }
     case 'failed':
       return failed(input, outcome.endedReason, outcome.message);
   }

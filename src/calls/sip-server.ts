@@ -170,12 +170,13 @@ export class SipServer {
   }
 
   /**
-   * Unregisters from trunks, hangs up bridged transfers, then stops taking SIP traffic; live
-   * calls are ended by the call engine's close first.
+   * Unregisters from trunks, hangs up bridged transfers and spoken assistant-request errors,
+   * then stops taking SIP traffic; live calls are ended by the call engine's close first.
    */
   async close(): Promise<void> {
     await this.registrations.close();
     this.bridges.close();
+    await this.calls.close();
     await this.agent.close();
   }
 }
