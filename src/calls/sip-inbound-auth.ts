@@ -3,8 +3,9 @@
  * apart by address: an INVITE from outside every allowlist is challenged with 401, whatever
  * number it dials (so the answer reveals nothing), and its retry is accepted when the response
  * matches the `outboundAuthenticationPlan` username and password of the dialled number's
- * `byo-sip-trunk` credential. Nonces are stateless: a timestamp signed with a key of this
- * process, fresh for NONCE_LIFETIME_MS.
+ * `byo-sip-trunk` credential. Nonces are a timestamp signed with a key of this process, fresh
+ * for NONCE_LIFETIME_MS; the nonce count of each verified answer is kept while its nonce lives,
+ * so a replayed answer (same nonce, `nc` not higher) is challenged again.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Doc } from '../store/resource-store.js';
@@ -16,12 +17,18 @@ import {
 } from '../transports/sip/digest.js';
 import type { SipRequest } from '../transports/sip/message.js';
 import { isSipUri, parseUri } from '../transports/sip/uri.js';
+import { NonceCounts, nonceCountOf } from './sip-inbound-nonce-counts.js';
 
 /** How long a nonce may be answered; later answers are challenged again with stale=TRUE. */
 export const NONCE_LIFETIME_MS = 5 * 60_000;
 const MAX_AUTHORIZATIONS = 4;
 
-export type NonceState = 'fresh' | 'stale' | 'forged';
+/**
+ * `stale`: expired, or a verified answer sent again as it was (its digest is valid, so the
+ * peer may answer a new nonce at once: RFC 7616 §3.3 stale=TRUE); `replayed`: a nonce count
+ * that does not go up, on an answer we never verified.
+ */
+export type NonceState = 'fresh' | 'stale' | 'replayed' | 'forged';
 
 /** What an INVITE's Authorization header offers, for our realm. */
 export interface OfferedCredentials {
@@ -53,11 +60,15 @@ function sameTarget(digestUri: string, requestUri: string): boolean {
 
 export class SipInboundAuth {
   private readonly key = randomBytes(32);
+  private readonly counts: NonceCounts;
 
   constructor(
     readonly realm: string,
     private readonly now: () => number = Date.now,
-  ) {}
+    maxTrackedNonces?: number,
+  ) {
+    this.counts = new NonceCounts(NONCE_LIFETIME_MS, maxTrackedNonces);
+  }
 
   /** A WWW-Authenticate value with a new nonce. */
   challenge(stale = false): string {
@@ -70,7 +81,7 @@ export class SipInboundAuth {
     for (const value of values) {
       const credentials = parseDigestCredentials(value);
       if (credentials !== null && credentials.realm === this.realm) {
-        return { credentials, nonce: this.nonceState(credentials.nonce) };
+        return { credentials, nonce: this.nonceState(credentials) };
       }
     }
     return null;
@@ -78,7 +89,8 @@ export class SipInboundAuth {
 
   /**
    * Whether `trunk` (secrets open) accepts the credentials: its authUsername and authPassword,
-   * answered for this method and Request-URI.
+   * answered for this method and Request-URI. An accepted answer's nonce count is recorded, so
+   * the same answer is not accepted twice.
    */
   trunkAccepts(trunk: Doc, offered: OfferedCredentials, request: SipRequest): boolean {
     const plan = isObject(trunk.outboundAuthenticationPlan)
@@ -98,29 +110,49 @@ export class SipInboundAuth {
     ) {
       return false;
     }
-    return verifyDigestCredentials(credentials, request.method, password);
+    if (!verifyDigestCredentials(credentials, request.method, password)) {
+      return false;
+    }
+    const issuedMs = parseInt(credentials.nonce.split('.')[0]!, 36);
+    const nc = nonceCountOf(credentials.nc);
+    return this.counts.record(credentials.nonce, issuedMs, nc, credentials.response, this.now());
   }
 
+  /** `issued.salt.signature`: the salt keeps two challenges of one millisecond apart. */
   private newNonce(): string {
-    const issued = this.now().toString(36);
-    return `${issued}.${this.sign(issued)}`;
+    const stamp = `${this.now().toString(36)}.${randomBytes(6).toString('base64url')}`;
+    return `${stamp}.${this.sign(stamp)}`;
   }
 
   private sign(issued: string): string {
     return createHmac('sha256', this.key).update(issued).digest('base64url').slice(0, 22);
   }
 
-  private nonceState(nonce: string): NonceState {
-    const [issued, signature, extra] = nonce.split('.');
-    if (issued === undefined || signature === undefined || extra !== undefined) {
+  private nonceState(credentials: DigestCredentials): NonceState {
+    const [issued, salt, signature, extra] = credentials.nonce.split('.');
+    if (
+      issued === undefined ||
+      salt === undefined ||
+      signature === undefined ||
+      extra !== undefined
+    ) {
       return 'forged';
     }
-    const expected = Buffer.from(this.sign(issued));
+    const expected = Buffer.from(this.sign(`${issued}.${salt}`));
     const given = Buffer.from(signature);
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
       return 'forged';
     }
-    const ageMs = this.now() - parseInt(issued, 36);
-    return ageMs >= 0 && ageMs <= NONCE_LIFETIME_MS ? 'fresh' : 'stale';
+    const issuedMs = parseInt(issued, 36);
+    const ageMs = this.now() - issuedMs;
+    if (ageMs < 0 || ageMs > NONCE_LIFETIME_MS || this.counts.forgotten(issuedMs)) {
+      return 'stale';
+    }
+    const count = this.counts.check(
+      credentials.nonce,
+      nonceCountOf(credentials.nc),
+      credentials.response,
+    );
+    return count === 'new' ? 'fresh' : count === 'replay-of-valid' ? 'stale' : 'replayed';
   }
 }

@@ -2,8 +2,9 @@
  * Outbound SIP calls: `POST /call` with a `byo-phone-number` dials the customer through the
  * number's `byo-sip-trunk`. The call session opens at once (so the monitor URLs work while it
  * rings); the INVITE carries our PCMU/PCMA/telephone-event offer, a 401/407 is answered with
- * digest credentials, 180/183 mark the call ringing, and the 2xx starts the RTP media and the
- * pipeline. A busy or unanswered customer ends the call with its own endedReason.
+ * digest credentials, 180/183 mark the call ringing (an SDP in them is kept as the early answer
+ * the 2xx may leave out or change), and the 2xx starts the RTP media and the pipeline. A busy or
+ * unanswered customer ends the call with its own endedReason.
  */
 import { randomInt } from 'node:crypto';
 import type { Doc, Resource } from '../store/resource-store.js';
@@ -20,6 +21,7 @@ import {
   readAnswer,
   type LocalAudio,
   type NegotiatedAudio,
+  type NegotiationResult,
 } from '../transports/sip/sdp-offer-answer.js';
 import { parseSdp, serializeSdp } from '../transports/sip/sdp.js';
 import type { SipUserAgent } from '../transports/sip/sip-user-agent.js';
@@ -224,12 +226,21 @@ export class SipOutboundCalls {
   private async dial(call: Dialling): Promise<void> {
     const { session, rtp, local } = call;
     const offer = createOffer(local);
+    const answerIn = (body: Buffer): NegotiationResult | undefined => {
+      const parsed = body.length === 0 ? undefined : parseSdp(body.toString('utf8'));
+      return parsed?.ok === true ? readAnswer(offer, parsed.session, local) : undefined;
+    };
+    // Early media (a 180/183 with SDP): its answer is latched for the 2xx, which may repeat it,
+    // change it or carry none. Nothing is played or heard before the 2xx: the assistant must
+    // not talk to a ringback tone.
+    let early: NegotiationResult | undefined;
     let outcome: GatewayOutcome | undefined;
     for (const attempt of call.attempts) {
       outcome = await dialGateway({
         send: (options, onProgress) => this.agent!.dialogs.invite(options, onProgress),
         invite: {
           target: attempt.target,
+          ...(attempt.outboundProxy !== undefined && { outboundProxy: attempt.outboundProxy }),
           requestUri: attempt.requestUri,
           from: call.from,
           to: `<${attempt.requestUri}>`,
@@ -240,6 +251,10 @@ export class SipOutboundCalls {
         ringTimeoutMs: this.options.ringTimeoutMs ?? DEFAULT_RING_TIMEOUT_MS,
         ended: session.done,
         onRinging: () => session.markRinging(),
+        onProvisional: (response) => {
+          const answer = answerIn(response.body);
+          early = answer?.ok === true ? answer : early;
+        },
       });
       if (session.state === 'ended' || !shouldTryNextGateway(outcome.result, outcome.rang)) {
         break;
@@ -255,9 +270,7 @@ export class SipOutboundCalls {
       return;
     }
     const { dialog, response } = result;
-    const parsed =
-      response.body.length === 0 ? undefined : parseSdp(response.body.toString('utf8'));
-    const answer = parsed?.ok === true ? readAnswer(offer, parsed.session, local) : undefined;
+    const answer = response.body.length === 0 ? early : answerIn(response.body);
     if (session.state === 'ended' || answer === undefined || !answer.ok) {
       await rtp.close();
       void this.agent!.hangUp(dialog);

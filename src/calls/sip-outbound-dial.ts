@@ -2,7 +2,8 @@
  * Sends an outbound INVITE and, when the trunk challenges it (401 with WWW-Authenticate, 407
  * with Proxy-Authenticate), sends it again with digest credentials: same Call-ID and From tag,
  * CSeq one higher (RFC 3261 §22.2). A second challenge for fresh credentials means they are
- * wrong; only a `stale` nonce earns another try.
+ * wrong; only a `stale` nonce earns another try. A 422 (RFC 4028 §7.4: our Session-Expires is
+ * below the peer's Min-SE) is retried once the same way, asking for the Min-SE it named.
  */
 import type {
   OutgoingInvite,
@@ -11,10 +12,13 @@ import type {
 } from '../transports/sip/dialog-uac.js';
 import { buildDigestAuthorization, pickDigestChallenge } from '../transports/sip/digest.js';
 import { getCSeq, getCallId, getFromTag, type SipResponse } from '../transports/sip/message.js';
+import { parseDigits } from '../transports/sip/syntax.js';
 import type { DigestUser } from './sip-outbound-trunk.js';
 
 /** Challenges answered for one call at most (the first, and one more for a stale nonce). */
 const MAX_CHALLENGES = 3;
+/** The largest delta-seconds RFC 4028 allows. */
+const MAX_SESSION_EXPIRES_S = 2 ** 31 - 1;
 
 export type InviteSender = (
   options: OutgoingInviteOptions,
@@ -45,9 +49,38 @@ export function dialWithDigest(
   const callId = getCallId(current.request) ?? '';
   // One answer per header kind (a proxy's 407 and then the trunk's 401 both get theirs).
   const answers = new Map<string, { value: string; count: number }>();
+  let sessionTimer = options.sessionTimer;
+  const resend = (): void => {
+    const previous = current.request;
+    current = send(
+      {
+        ...options,
+        headers: [
+          ...(options.headers ?? []),
+          ...[...answers].map(([name, answer]) => [name, answer.value] as const),
+        ],
+        ...(sessionTimer !== undefined && { sessionTimer }),
+        retryOf: {
+          callId,
+          localTag: getFromTag(previous) ?? '',
+          seq: (getCSeq(previous)?.seq ?? 1) + 1,
+        },
+      },
+      onProgress,
+    );
+  };
   const run = async (): Promise<DialResult> => {
     for (;;) {
       const result = await current.result;
+      if (!result.ok && result.status === 422 && sessionTimer === options.sessionTimer) {
+        const minSe = result.response?.headers.get('Min-SE')?.split(';')[0]?.trim() ?? '';
+        const minSeconds = parseDigits(minSe, MAX_SESSION_EXPIRES_S);
+        if (minSeconds !== null && !cancelled) {
+          sessionTimer = { expiresSeconds: minSeconds, minSeconds };
+          resend();
+          continue;
+        }
+      }
       if (result.ok || (result.status !== 401 && result.status !== 407)) {
         return result;
       }
@@ -75,22 +108,7 @@ export function dialWithDigest(
           password: auth.password,
         }),
       });
-      const previous = current.request;
-      current = send(
-        {
-          ...options,
-          headers: [
-            ...(options.headers ?? []),
-            ...[...answers].map(([name, answer]) => [name, answer.value] as const),
-          ],
-          retryOf: {
-            callId,
-            localTag: getFromTag(previous) ?? '',
-            seq: (getCSeq(previous)?.seq ?? 1) + 1,
-          },
-        },
-        onProgress,
-      );
+      resend();
     }
   };
   return {
@@ -113,6 +131,8 @@ export interface GatewayAttempt {
   readonly ended: Promise<void>;
   /** The first 180/183 (or other 1xx beyond 100). */
   readonly onRinging: () => void;
+  /** Every 1xx beyond 100 (a 183 may carry early media SDP). */
+  readonly onProvisional?: (response: SipResponse) => void;
 }
 
 export interface GatewayOutcome {
@@ -128,10 +148,14 @@ export async function dialGateway(attempt: GatewayAttempt): Promise<GatewayOutco
   let ringTimedOut = false;
   let settled = false;
   const dial = dialWithDigest(attempt.send, attempt.invite, attempt.auth, (response) => {
-    if (!rang && response.status > 100) {
+    if (response.status === 100) {
+      return;
+    }
+    if (!rang) {
       rang = true;
       attempt.onRinging();
     }
+    attempt.onProvisional?.(response);
   });
   const ringTimer = setTimeout(() => {
     ringTimedOut = true;

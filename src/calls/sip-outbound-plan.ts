@@ -18,8 +18,11 @@ export const ENDED_REASON_PHONE_NUMBER = 'call.start.error-get-phone-number';
 export const ENDED_REASON_TRANSPORT = 'call.start.error-get-transport';
 
 export interface OutboundAttempt {
+  /** Where the INVITE goes: the gateway, or the trunk's outbound proxy. */
   readonly target: SipRequestTarget;
   readonly requestUri: string;
+  /** The outbound proxy's Route value (its address is `target`), when the trunk has one. */
+  readonly outboundProxy?: string;
 }
 
 export type OutboundPlan =
@@ -65,19 +68,28 @@ export async function planOutboundCall(
     return { ok: false, endedReason: ENDED_REASON_TRANSPORT, message: resolved.message };
   }
   const { trunk } = resolved;
-  const customer = (call.customer ?? {}) as Doc;
+  const attempts = outboundAttempts(trunk, (call.customer ?? {}) as Doc);
+  const caller = typeof phoneNumber.number === 'string' ? phoneNumber.number : 'parla';
+  const from = `<sip:${dialledUser(caller, trunk.leadingPlus)}@${trunk.register?.domain ?? trunk.host}>`;
+  return { ok: true, trunk, attempts, from };
+}
+
+/**
+ * One INVITE per outbound gateway, in order. A SIP URI goes to the trunk as it is; a number
+ * becomes a user at the gateway. With an outbound proxy every attempt goes through it, each
+ * naming its own gateway.
+ */
+export function outboundAttempts(trunk: OutboundTrunk, customer: Doc): OutboundAttempt[] {
   const number = typeof customer.number === 'string' ? customer.number : '';
-  // A SIP URI goes to the trunk as it is; a number becomes a user at the gateway.
-  const attempts = trunk.gateways.map((gateway) => ({
-    target: gateway.target,
+  const proxy = trunk.outboundProxy;
+  return trunk.gateways.map((gateway) => ({
+    target: proxy?.target ?? gateway.target,
+    ...(proxy !== undefined && { outboundProxy: proxy.route }),
     requestUri:
       typeof customer.sipUri === 'string'
         ? customer.sipUri
         : `sip:${dialledUser(number, trunk.leadingPlus)}@${gateway.host}:${gateway.port}`,
   }));
-  const caller = typeof phoneNumber.number === 'string' ? phoneNumber.number : 'parla';
-  const from = `<sip:${dialledUser(caller, trunk.leadingPlus)}@${trunk.register?.domain ?? trunk.host}>`;
-  return { ok: true, trunk, attempts, from };
 }
 
 /** Why a failed INVITE ended the call (RFC 3261 §21 classes). */

@@ -123,15 +123,18 @@ export class SipRegistrations {
     }
     const { trunk } = resolved;
     const register = trunk.register!;
-    const transport = this.options.transports.find((t) => t.name === trunk.target.transport);
+    // Through the outbound proxy when the trunk has one; the Request-URI names the domain.
+    const target = trunk.outboundProxy?.target ?? trunk.target;
+    const transport = this.options.transports.find((t) => t.name === target.transport);
     if (transport === undefined) {
       return;
     }
     const { host, port } = transport.sentBy;
-    const param = trunk.target.transport === 'TCP' ? ';transport=tcp' : '';
+    const param = target.transport === 'TCP' ? ';transport=tcp' : '';
     const registration = new SipRegistration({
       transactions: this.options.transactions,
-      target: trunk.target,
+      target,
+      ...(trunk.outboundProxy !== undefined && { route: trunk.outboundProxy.route }),
       domain: register.domain,
       user: register.username,
       contactUri: `sip:${register.username}@${host}:${port}${param}`,
@@ -156,5 +159,6 @@ function fingerprintOf(credential: Resource): string {
     credential.gateways,
     credential.outboundAuthenticationPlan,
     credential.outboundLeadingPlusEnabled,
+    credential.outboundProxy,
   ]);
 }

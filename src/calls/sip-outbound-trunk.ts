@@ -1,13 +1,14 @@
 /**
  * What an outbound call or a registration needs from a `byo-sip-trunk` credential: the gateway
- * to send to (first one with `outboundEnabled`, hostnames resolved to an address), the digest
- * credentials of `outboundAuthenticationPlan`, and the registration terms of its
- * `sipRegisterPlan`.
+ * to send to (first one with `outboundEnabled`, hostnames resolved to an address), the outbound
+ * proxy every request goes through (when set), the digest credentials of
+ * `outboundAuthenticationPlan`, and the registration terms of its `sipRegisterPlan`.
  */
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { Doc } from '../store/resource-store.js';
 import type { SipRequestTarget } from '../transports/sip/transaction-layer.js';
+import { isSipUri, parseUri } from '../transports/sip/uri.js';
 
 export interface DigestUser {
   readonly username: string;
@@ -24,10 +25,21 @@ export interface OutboundGateway {
   readonly port: number;
 }
 
+/**
+ * The trunk's outbound proxy (RFC 3261 §8.1.2): requests are sent to `target` with `route` as
+ * their first Route header, while the Request-URI still names the gateway or customer.
+ */
+export interface OutboundProxy {
+  readonly target: SipRequestTarget;
+  /** `<sip:proxy.example.com:5070;transport=tcp;lr>`: the configured URI, loose-routing. */
+  readonly route: string;
+}
+
 export interface OutboundTrunk extends OutboundGateway {
   /** Every usable outbound gateway in order (the first one is also the trunk's own fields). */
   readonly gateways: readonly OutboundGateway[];
   readonly auth?: DigestUser;
+  readonly outboundProxy?: OutboundProxy;
   /** Keep the customer's leading `+` in the Request-URI (default off, as carriers expect). */
   readonly leadingPlus: boolean;
   readonly register?: { readonly domain: string; readonly username: string };
@@ -47,32 +59,68 @@ function text(value: unknown): string | undefined {
 
 type GatewayResult = { ok: true; gateway: OutboundGateway } | { ok: false; message: string };
 
-async function resolveGateway(gateway: Doc): Promise<GatewayResult> {
-  const protocol = typeof gateway.outboundProtocol === 'string' ? gateway.outboundProtocol : 'udp';
+/**
+ * Resolves a host (A/AAAA, no NAPTR/SRV) to the address requests are sent to; with `via` (the
+ * outbound proxy's address) the host is not looked up: only the proxy needs to reach it.
+ */
+async function resolveHop(
+  what: string,
+  protocol: string,
+  rawHost: string,
+  port: number,
+  via?: SipRequestTarget,
+): Promise<GatewayResult> {
   if (protocol !== 'udp' && protocol !== 'tcp') {
     return {
       ok: false,
       message: `Outbound protocol ${protocol} is not supported yet (use udp or tcp)`,
     };
   }
-  const host = String(gateway.ip).replace(/^\[|\]$/g, '');
-  const port = typeof gateway.port === 'number' ? gateway.port : 5060;
+  const host = rawHost.replace(/^\[|\]$/g, '');
   let address = host;
-  if (isIP(host) === 0) {
+  if (via === undefined && isIP(host) === 0) {
     try {
       address = (await lookup(host)).address;
     } catch {
-      return { ok: false, message: `The SIP trunk gateway ${host} does not resolve` };
+      return { ok: false, message: `The SIP trunk ${what} ${host} does not resolve` };
     }
   }
   return {
     ok: true,
     gateway: {
-      target: { transport: protocol === 'tcp' ? 'TCP' : 'UDP', address, port },
+      target: via ?? { transport: protocol === 'tcp' ? 'TCP' : 'UDP', address, port },
       host: host.includes(':') ? `[${host}]` : host,
       port,
     },
   };
+}
+
+function resolveGateway(gateway: Doc, via: SipRequestTarget | undefined): Promise<GatewayResult> {
+  const protocol = typeof gateway.outboundProtocol === 'string' ? gateway.outboundProtocol : 'udp';
+  const port = typeof gateway.port === 'number' ? gateway.port : 5060;
+  return resolveHop('gateway', protocol, String(gateway.ip), port, via);
+}
+
+type ProxyResult = { ok: true; proxy?: OutboundProxy } | { ok: false; message: string };
+
+/** `outboundProxy`: its transport from the `transport` param (udp by default), port 5060. */
+async function resolveProxy(value: unknown): Promise<ProxyResult> {
+  if (value === undefined || value === null || value === '') {
+    return { ok: true };
+  }
+  const configured = typeof value === 'string' ? value : JSON.stringify(value);
+  const uri = parseUri(configured);
+  if (uri === null || !isSipUri(uri) || uri.headers !== undefined) {
+    return { ok: false, message: `The SIP trunk outbound proxy ${configured} is no SIP URI` };
+  }
+  const transport = uri.params.get('transport')?.toLowerCase();
+  const protocol = uri.scheme === 'sips' ? 'tls' : (transport ?? 'udp');
+  const hop = await resolveHop('outbound proxy', protocol, uri.host, uri.port ?? 5060);
+  if (!hop.ok) {
+    return hop;
+  }
+  const route = `<${uri.params.has('lr') ? configured : `${configured};lr`}>`;
+  return { ok: true, proxy: { target: hop.gateway.target, route } };
 }
 
 /**
@@ -87,7 +135,12 @@ export async function resolveTrunk(credential: Doc): Promise<TrunkResult> {
   if (entries.length === 0) {
     return { ok: false, message: 'The SIP trunk has no gateway with outboundEnabled' };
   }
-  const resolved = await Promise.all(entries.map((entry) => resolveGateway(entry)));
+  const proxy = await resolveProxy(credential.outboundProxy);
+  if (!proxy.ok) {
+    return proxy;
+  }
+  const via = proxy.proxy?.target;
+  const resolved = await Promise.all(entries.map((entry) => resolveGateway(entry, via)));
   const gateways = resolved.flatMap((result) => (result.ok ? [result.gateway] : []));
   const first = gateways[0];
   if (first === undefined) {
@@ -112,6 +165,7 @@ export async function resolveTrunk(credential: Doc): Promise<TrunkResult> {
       ...first,
       gateways,
       ...(auth !== undefined && { auth }),
+      ...(proxy.proxy !== undefined && { outboundProxy: proxy.proxy }),
       leadingPlus: credential.outboundLeadingPlusEnabled === true,
       ...(registerPlan !== undefined &&
         registerUser !== undefined && {

@@ -91,6 +91,80 @@ describe('inbound digest credentials', () => {
   });
 });
 
+describe('inbound digest nonce counts (replays)', () => {
+  const nowMs = 1_000_000;
+  const trunk: Doc = { provider: 'byo-sip-trunk', outboundAuthenticationPlan: TRUNK_AUTH };
+  const uri = 'sip:+14155550100@parla.test';
+  const answerTo = (auth: SipInboundAuth, challenge: string, nonceCount: number) =>
+    buildDigestAuthorization(parseDigestChallenge(challenge)!, {
+      method: 'INVITE',
+      uri,
+      username: TRUNK_AUTH.authUsername,
+      password: TRUNK_AUTH.authPassword,
+      nonceCount,
+    });
+  const accepts = (auth: SipInboundAuth, authorization: string) => {
+    const request = invite(uri, authorization);
+    const offered = auth.offered(request)!;
+    return { nonce: offered.nonce, accepted: auth.trunkAccepts(trunk, offered, request) };
+  };
+
+  it('accepts each nonce count once, and only counting up', () => {
+    const auth = new SipInboundAuth('parla.test', () => nowMs);
+    const challenge = auth.challenge();
+    const first = answerTo(auth, challenge, 1);
+    expect(accepts(auth, first)).toEqual({ nonce: 'fresh', accepted: true });
+    // The same answer again: a valid digest whose count is used up, so stale=TRUE is right.
+    expect(accepts(auth, first)).toEqual({ nonce: 'stale', accepted: false });
+    // The next count on the same nonce is a new answer.
+    expect(accepts(auth, answerTo(auth, challenge, 2))).toEqual({ nonce: 'fresh', accepted: true });
+    // A count that does not go up, on an answer never verified, is a replay.
+    expect(accepts(auth, answerTo(auth, challenge, 2))).toEqual({
+      nonce: 'replayed',
+      accepted: false,
+    });
+    expect(accepts(auth, answerTo(auth, challenge, 1)).nonce).toBe('replayed');
+  });
+
+  it('records only answers it verified', () => {
+    const auth = new SipInboundAuth('parla.test', () => nowMs);
+    const challenge = auth.challenge();
+    const wrong = buildDigestAuthorization(parseDigestChallenge(challenge)!, {
+      method: 'INVITE',
+      uri,
+      username: TRUNK_AUTH.authUsername,
+      password: 'wrong',
+      nonceCount: 5,
+    });
+    expect(accepts(auth, wrong)).toEqual({ nonce: 'fresh', accepted: false });
+    // A forger's high count burnt nothing: the real peer's count 1 still works.
+    expect(accepts(auth, answerTo(auth, challenge, 1))).toEqual({ nonce: 'fresh', accepted: true });
+  });
+
+  it('keeps counts in bounded memory: expired ones go, and a nonce pushed out is stale', () => {
+    let clockMs = nowMs;
+    const auth = new SipInboundAuth('parla.test', () => clockMs, 2);
+    const challenges = [auth.challenge()];
+    clockMs += 1;
+    challenges.push(auth.challenge());
+    clockMs += 1;
+    challenges.push(auth.challenge());
+    for (const challenge of challenges) {
+      expect(accepts(auth, answerTo(auth, challenge, 1)).accepted).toBe(true);
+    }
+    // The third count pushed the first nonce out: it must be answered anew (stale=TRUE).
+    expect(accepts(auth, answerTo(auth, challenges[0]!, 2)).nonce).toBe('stale');
+    expect(accepts(auth, answerTo(auth, challenges[2]!, 2))).toEqual({
+      nonce: 'fresh',
+      accepted: true,
+    });
+    // Past their lifetime the nonces are stale anyway, and their counts are dropped.
+    clockMs += NONCE_LIFETIME_MS + 10;
+    expect(accepts(auth, answerTo(auth, challenges[2]!, 3)).nonce).toBe('stale');
+    expect(accepts(auth, answerTo(auth, auth.challenge(), 1)).accepted).toBe(true);
+  });
+});
+
 const h = useSipHarness();
 let nextNumber = 100;
 const newNumber = (): string => `+1555300${String(nextNumber++).padStart(4, '0')}`;
@@ -166,6 +240,27 @@ describe.skipIf(!hasSipp)('inbound digest authentication (SIPp trunk)', () => {
       expect(refused.final?.status).toBe(403);
     }
     expect(await h.callsOf(phoneNumberId)).toEqual([]);
+  });
+
+  it('challenges a replayed answer again, with stale=TRUE', { timeout: 40_000 }, async () => {
+    const { number } = await authenticatedNumber();
+    const challenged = await inviteOnce({ port: h.sip.port, number });
+    const challenge = parseDigestChallenge(challenged.final!.headers.get('www-authenticate')!)!;
+    const authorization = buildDigestAuthorization(challenge, {
+      method: 'INVITE',
+      uri: uacTarget(h.sip.port, number),
+      username: TRUNK_AUTH.authUsername,
+      password: TRUNK_AUTH.authPassword,
+    });
+    const headers = [['Authorization', authorization]] as const;
+    const accepted = await inviteOnce({ port: h.sip.port, number, headers });
+    expect(accepted.final?.status).toBe(200);
+    // The same INVITE again (new Call-ID and branch, same answer): a replay.
+    const replayed = await inviteOnce({ port: h.sip.port, number, headers });
+    expect(replayed.final?.status).toBe(401);
+    const fresh = parseDigestChallenge(replayed.final!.headers.get('www-authenticate')!)!;
+    expect(fresh.stale).toBe(true);
+    expect(fresh.nonce).not.toBe(challenge.nonce);
   });
 
   it(

@@ -4,6 +4,7 @@ import {
   ENDED_REASON_FAILED,
   ENDED_REASON_NO_ANSWER,
   failureReason,
+  outboundAttempts,
   shouldTryNextGateway,
 } from '../../src/calls/sip-outbound-plan.js';
 import { dialWithDigest } from '../../src/calls/sip-outbound-dial.js';
@@ -110,6 +111,69 @@ describe('dialWithDigest', () => {
     await t.reply(486);
     expect(await t.dial.result).toMatchObject({ ok: false, status: 486 });
     expect(t.sent('INVITE')).toHaveLength(3);
+  });
+});
+
+describe('422 Session Interval Too Small (RFC 4028 §7.4)', () => {
+  it('retries once with the Min-SE it names, on the same Call-ID', async () => {
+    const t = setup();
+    expect(t.sent('INVITE')[0]!.headers.get('Session-Expires')).toBe('1800');
+    await t.reply(422, [['Min-SE', '3600']]);
+    const retry = t.sent('INVITE')[1]!;
+    expect(retry.headers.get('CSeq')).toBe('2 INVITE');
+    expect(retry.headers.get('Call-ID')).toBe(t.sent('INVITE')[0]!.headers.get('Call-ID'));
+    expect([retry.headers.get('Session-Expires'), retry.headers.get('Min-SE')]).toEqual([
+      '3600',
+      '3600',
+    ]);
+    // A second 422 (or one without Min-SE) ends the dial.
+    await t.reply(422, [['Min-SE', '7200']]);
+    expect(await t.dial.result).toMatchObject({ ok: false, status: 422 });
+    expect(t.sent('INVITE')).toHaveLength(2);
+  });
+
+  it('does not retry a 422 without Min-SE', async () => {
+    const t = setup();
+    await t.reply(422);
+    expect(await t.dial.result).toMatchObject({ ok: false, status: 422 });
+    expect(t.sent('INVITE')).toHaveLength(1);
+  });
+});
+
+describe('outbound attempts', () => {
+  const gateway = (host: string, address: string) => ({
+    host,
+    port: 5060,
+    target: { transport: 'UDP' as const, address, port: 5060 },
+  });
+  const gateways = [
+    gateway('gw1.example.com', '192.0.2.1'),
+    gateway('gw2.example.com', '192.0.2.2'),
+  ];
+  const trunk = { ...gateways[0]!, gateways, leadingPlus: false };
+
+  it('walks the gateways, each through the outbound proxy when there is one', () => {
+    expect(outboundAttempts(trunk, { number: '+15550123' })).toEqual([
+      { target: gateways[0]!.target, requestUri: 'sip:15550123@gw1.example.com:5060' },
+      { target: gateways[1]!.target, requestUri: 'sip:15550123@gw2.example.com:5060' },
+    ]);
+    const proxy = {
+      target: { transport: 'TCP' as const, address: '198.51.100.9', port: 5070 },
+      route: '<sip:proxy.example.com:5070;transport=tcp;lr>',
+    };
+    const viaProxy = outboundAttempts({ ...trunk, outboundProxy: proxy }, { number: '+15550123' });
+    expect(viaProxy).toEqual([
+      {
+        target: proxy.target,
+        outboundProxy: proxy.route,
+        requestUri: 'sip:15550123@gw1.example.com:5060',
+      },
+      {
+        target: proxy.target,
+        outboundProxy: proxy.route,
+        requestUri: 'sip:15550123@gw2.example.com:5060',
+      },
+    ]);
   });
 });
 

@@ -53,4 +53,36 @@ describe.skipIf(!hasSipp)('trunk registrations of the SIP server', () => {
       expect(result.code, result.output).toBe(0);
     },
   );
+
+  it("registers through the trunk's outbound proxy", { timeout: 40_000 }, async () => {
+    const port = await freeUdpPort();
+    const sipp = startSippUas('outbound-register-proxy.xml', port);
+    const [status, trunk] = await h.post('/credential', {
+      provider: 'byo-sip-trunk',
+      // The registrar's name is only ever resolved by the proxy.
+      gateways: [{ ip: 'registrar.example.com', inboundEnabled: false }],
+      outboundProxy: `sip:127.0.0.1:${port}`,
+      outboundAuthenticationPlan: {
+        authUsername: 'parla-user',
+        authPassword: 'unused-without-challenge',
+        sipRegisterPlan: { domain: 'trunk.test' },
+      },
+    });
+    expect(status).toBe(201);
+    const registrations = h.sip.registrations;
+    await registrations.reload();
+    await waitFor(
+      () => registrations.state(h.orgId, trunk.id as string) === 'registered',
+      15_000,
+      `the registration (${String(registrations.state(h.orgId, trunk.id as string))})`,
+    );
+    await h.app.inject({
+      method: 'DELETE',
+      url: `/credential/${trunk.id as string}`,
+      headers: { authorization: `Bearer ${h.key}` },
+    });
+    await registrations.reload();
+    const result = await sipp.exited;
+    expect(result.code, result.output).toBe(0);
+  });
 });

@@ -5,79 +5,23 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Doc } from '../../src/store/resource-store.js';
-import {
-  freeUdpPort,
-  sippMediaPort,
-  startSippUas,
-  useSipHarness,
-  type SipHarness,
-} from '../calls/sip-call-harness.js';
+import { freeUdpPort, startSippUas, useSipHarness } from '../calls/sip-call-harness.js';
 import { hasSipp } from '../support/sipp.js';
-
-async function waitFor<T>(
-  read: () => Promise<T | undefined> | T | undefined,
-  timeoutMs: number,
-  what: string,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined && value !== false) {
-      return value;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-let numbers = 0;
-const newNumber = (): string => `+1555020${String(1000 + numbers++)}`;
-
-async function stored(h: SipHarness, callId: string): Promise<Doc> {
-  return (await h.store.resources.calls.get(h.orgId, callId))!;
-}
-
-async function endedCall(h: SipHarness, callId: string): Promise<Doc> {
-  return waitFor(
-    async () => {
-      const call = await stored(h, callId);
-      // The end-of-call fields (the observer's artifact) land just after the status.
-      return call.status === 'ended' && call.artifact !== undefined ? call : undefined;
-    },
-    20_000,
-    'the call to end',
-  );
-}
+import {
+  dialSipp,
+  endThroughControlUrl,
+  endedCall,
+  expectEchoedCall,
+  newNumber,
+  stored,
+  waitFor,
+  type DialOptions,
+} from './sip-outbound-support.js';
 
 describe.skipIf(!hasSipp)('outbound SIP calls answered by SIPp', () => {
   const h = useSipHarness({ ringTimeoutMs: 3000 });
 
-  async function dial(
-    scenario: string,
-    options: { trunk?: Doc; assistant?: Doc; sippArgs?: string[]; customer?: Doc } = {},
-  ) {
-    const port = await freeUdpPort();
-    const { phoneNumberId, assistantId } = await h.outboundNumber({
-      port,
-      number: newNumber(),
-      ...(options.trunk !== undefined && { trunk: options.trunk }),
-      ...(options.assistant !== undefined && { assistant: options.assistant }),
-    });
-    const sipp = startSippUas(scenario, port, [
-      '-mp',
-      String(sippMediaPort()),
-      ...(options.sippArgs ?? []),
-    ]);
-    const [status, call] = await h.post('/call', {
-      assistantId,
-      phoneNumberId,
-      customer: { number: '+15550009999', ...options.customer },
-    });
-    expect(status, JSON.stringify(call)).toBe(201);
-    return { call, sipp };
-  }
+  const dial = (scenario: string, options: DialOptions = {}) => dialSipp(h, scenario, options);
 
   it(
     'rings, connects with RTP both ways and ends on the customer BYE',
@@ -107,20 +51,7 @@ describe.skipIf(!hasSipp)('outbound SIP calls answered by SIPp', () => {
       await waitFor(() => h.observers.get(call.id)!.statuses.length > 0, 5_000, 'a status');
       expect(h.observers.get(call.id)!.statuses[0]!.status).toBe('ringing');
       expect(h.engine.session(call.id)?.state).toBe('ringing');
-      const result = await sipp.exited;
-      expect(result.code, result.output).toBe(0);
-      const ended = await endedCall(h, call.id);
-      expect(ended.endedReason).toBe('customer-ended-call');
-      const observer = h.observers.get(call.id)!;
-      expect(observer.statuses.map((status) => status.status)).toEqual([
-        'ringing',
-        'in-progress',
-        'ended',
-      ]);
-      // Our 440 Hz tone went out as RTP and came back through SIPp's echo.
-      expect(observer.audio.assistant).toBeGreaterThan(8000);
-      expect(observer.audio.user).toBeGreaterThan(8000);
-      expect(observer.energy.user / observer.audio.user).toBeGreaterThan(50);
+      const observer = await expectEchoedCall(h, call.id, sipp);
       // The extension went out as RFC 4733 events; SIPp echoed them, and they came back in as
       // the customer's keypad input.
       const keyed = observer.events
@@ -136,13 +67,7 @@ describe.skipIf(!hasSipp)('outbound SIP calls answered by SIPp', () => {
     async () => {
       const { call, sipp } = await dial('outbound-wait-bye.xml');
       await waitFor(() => h.engine.session(call.id)?.state === 'in-progress', 15_000, 'the answer');
-      const control = new URL(call.monitor.controlUrl as string);
-      const response = await h.app.inject({
-        method: 'POST',
-        url: `${control.pathname}${control.search}`,
-        payload: { type: 'end-call' },
-      });
-      expect(response.statusCode, response.body).toBe(200);
+      await endThroughControlUrl(h, call.monitor.controlUrl as string);
       const result = await sipp.exited;
       expect(result.code, result.output).toBe(0);
       expect((await endedCall(h, call.id)).endedReason).toBe('assistant-ended-call');
@@ -254,11 +179,20 @@ describe('outbound SIP call requests', () => {
     expect((await call({ name: 'nobody' }))[0]).toBe(400);
   });
 
-  it('ends at once when the trunk has no outbound gateway', async () => {
+  it.each([
+    [
+      { gateways: [{ ip: '127.0.0.1', outboundEnabled: false }] },
+      'The SIP trunk has no gateway with outboundEnabled',
+    ],
+    [
+      { outboundProxy: 'sip:proxy.invalid;transport=tcp' },
+      'The SIP trunk outbound proxy proxy.invalid does not resolve',
+    ],
+  ])('ends at once when the trunk cannot be reached (%o)', async (trunk, endedMessage) => {
     const { phoneNumberId, assistantId } = await h.outboundNumber({
       port: 5060,
       number: newNumber(),
-      trunk: { gateways: [{ ip: '127.0.0.1', outboundEnabled: false }] },
+      trunk,
     });
     const [status, call] = await h.post('/call', {
       assistantId,
@@ -269,7 +203,17 @@ describe('outbound SIP call requests', () => {
     expect(call).toMatchObject({
       status: 'ended',
       endedReason: 'call.start.error-get-transport',
-      endedMessage: 'The SIP trunk has no gateway with outboundEnabled',
+      endedMessage,
     });
+  });
+
+  it('refuses an outbound proxy that is no SIP URI', async () => {
+    const [status, error] = await h.post('/credential', {
+      provider: 'byo-sip-trunk',
+      gateways: [{ ip: '127.0.0.1' }],
+      outboundProxy: 'http://proxy.example.com',
+    });
+    expect(status).toBe(400);
+    expect(JSON.stringify(error)).toContain('outboundProxy must match');
   });
 });

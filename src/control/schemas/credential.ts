@@ -23,11 +23,28 @@ const Gateway = Strict({
   outboundProtocol: Opt(StringEnum(['udp', 'tcp', 'tls', 'tls/srtp'] as const, { default: 'udp' })),
 });
 
+/**
+ * A SIP or SIPS URI naming a host (RFC 3261 §19.1): optional user part, a hostname, IPv4 or
+ * bracketed IPv6 host, optional port and `;name=value` parameters, no `?headers`. The call layer
+ * parses it again with the SIP stack's URI parser before using it.
+ */
+export const SIP_HOST_URI_PATTERN =
+  '^[sS][iI][pP][sS]?:(?:[^@\\s<>"?]+@)?(?:\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?::[0-9]{1,5})?(?:;[A-Za-z0-9\\-_.!~*\'()\\[\\]/:&+$%=]+)*$';
+
 export const SipTrunkCredential = Strict({
   provider: Type.Literal(SIP_TRUNK),
   name: Opt(Name40),
   gateways: Type.Array(Gateway, { minItems: 1 }),
   outboundLeadingPlusEnabled: Opt(Type.Boolean()),
+  outboundProxy: Opt(
+    Type.String({
+      minLength: 5,
+      maxLength: 512,
+      pattern: SIP_HOST_URI_PATTERN,
+      description:
+        'Parla field: the outbound proxy (RFC 3261 §8.1.2) every INVITE and REGISTER is sent through, as a SIP URI such as sip:proxy.example.com:5070;transport=tcp. The Request-URI still names the gateway; the proxy is a preloaded Route.',
+    }),
+  ),
   outboundAuthenticationPlan: Opt(
     Strict({
       authUsername: Opt(Type.String({ maxLength: 256 })),

@@ -20,12 +20,8 @@ import {
 } from './message.js';
 import { newTag } from './name-addr.js';
 import type { InviteServerTransaction, ServerTransaction } from './server-transactions.js';
-import {
-  SessionTimer,
-  formatSessionExpires,
-  negotiateUasSessionTimer,
-  type SessionTimerPolicy,
-} from './session-timer.js';
+import { DialogSessionTimers, type SessionTimedDialog } from './dialog-session-timers.js';
+import type { SessionTimerPolicy } from './session-timer.js';
 import {
   DEFAULT_SIP_TIMERS,
   SystemTimerScheduler,
@@ -73,14 +69,9 @@ export interface SipDialogLayerOptions {
   readonly onDialogEnded?: (dialog: SipDialog, reason: DialogEndReason) => void;
 }
 
-interface DialogEntry {
-  readonly dialog: SipDialog;
+interface DialogEntry extends SessionTimedDialog {
   /** A 2xx to an INVITE awaiting its ACK (§13.3.1.4). */
   pending?: DialogAckWait | undefined;
-  sessionTimer?: SessionTimer;
-  /** The last SDP we sent, for re-INVITE refreshes. */
-  localSdp?: Buffer;
-  peerAllowsUpdate: boolean;
 }
 
 /**
@@ -95,10 +86,17 @@ export class SipDialogLayer {
   private readonly scheduler: TimerScheduler;
   private readonly dialogs = new Map<string, DialogEntry>();
   private readonly pendingInvites = new Map<InviteServerTransaction, IncomingInvite>();
+  private readonly sessionTimers: DialogSessionTimers;
 
   constructor(private readonly options: SipDialogLayerOptions) {
     this.timers = options.timers ?? DEFAULT_SIP_TIMERS;
     this.scheduler = options.scheduler ?? new SystemTimerScheduler();
+    this.sessionTimers = new DialogSessionTimers({
+      scheduler: this.scheduler,
+      policy: options.sessionTimer,
+      send: (dialog, method, request) => this.request(dialog, method, request),
+      expire: (dialog) => void this.bye(dialog, 'session-expired'),
+    });
     this.transactions = new SipTransactionLayer({
       transports: options.transports,
       timers: this.timers,
@@ -161,10 +159,7 @@ export class SipDialogLayer {
    */
   accept(invite: IncomingInvite, options: SipDialogRequestOptions = {}): SipDialog | undefined {
     const { request, transaction, source } = invite;
-    const decision =
-      this.options.sessionTimer === false
-        ? { kind: 'none' as const }
-        : negotiateUasSessionTimer(request, this.options.sessionTimer);
+    const decision = this.sessionTimers.negotiate(request);
     if (decision.kind === 'reject') {
       this.reject(invite, decision.status, decision.headers);
       return undefined;
@@ -191,14 +186,7 @@ export class SipDialogLayer {
     this.dialogs.set(dialog.id, entry);
     transaction.respond(ok);
     this.awaitAck(entry, transaction, ok, getCSeq(request)!.seq);
-    if (decision.kind === 'timer') {
-      entry.sessionTimer = this.newSessionTimer(
-        entry,
-        decision.intervalSeconds,
-        decision.refresher === 'uas',
-      );
-      entry.sessionTimer.start();
-    }
+    this.sessionTimers.startUas(entry, decision);
     return dialog;
   }
 
@@ -226,13 +214,7 @@ export class SipDialogLayer {
     if (options.body !== undefined) {
       entry.localSdp = options.body;
     }
-    if (entry.sessionTimer !== undefined && this.options.sessionTimer !== false) {
-      const decision = negotiateUasSessionTimer(request, this.options.sessionTimer);
-      if (decision.kind === 'timer') {
-        decision.headers.forEach(([name, value]) => ok.headers.append(name, value));
-        entry.sessionTimer.refreshed(decision.intervalSeconds, decision.refresher === 'uas');
-      }
-    }
+    this.sessionTimers.onPeerRefresh(entry, request, ok);
     transaction.respond(ok);
     if (request.method === 'INVITE') {
       this.awaitAck(entry, transaction, ok, getCSeq(request)!.seq);
@@ -258,23 +240,32 @@ export class SipDialogLayer {
    * Places a call (§13.2): sends an INVITE to `options.target` and resolves with the dialog
    * its first 2xx creates (ACKed here, and re-ACKed on 2xx retransmissions), or the failure.
    * A 2xx from another fork is ACKed and then ended with a BYE (§13.2.2.4). `onProgress` sees
-   * the provisional responses (180, 183 with early media).
+   * the provisional responses (180, 183 with early media). The INVITE asks for our session
+   * timer terms unless `options.sessionTimer` names others; the 2xx's terms start the timer.
    */
   invite(
     options: OutgoingInviteOptions,
     onProgress?: (response: SipResponse) => void,
   ): OutgoingInvite {
     const transport = options.target.transport;
+    const sessionTimer = options.sessionTimer ?? this.sessionTimers.uacTerms();
+    const register = (dialog: SipDialog, response: SipResponse): void => {
+      const entry: DialogEntry = { dialog, peerAllowsUpdate: allowsUpdate(response) };
+      if (options.body !== undefined) {
+        entry.localSdp = options.body;
+      }
+      this.dialogs.set(dialog.id, entry);
+      this.sessionTimers.startUac(entry, response);
+    };
     return placeCall(
       {
         transactions: this.transactions,
         contact: this.contactFor(transport),
         callIdHost:
           this.options.transports.find((t) => t.name === transport)?.sentBy.host ?? 'parla.invalid',
-        register: (dialog, response) =>
-          this.dialogs.set(dialog.id, { dialog, peerAllowsUpdate: allowsUpdate(response) }),
+        register,
       },
-      options,
+      { ...options, ...(sessionTimer !== undefined && { sessionTimer }) },
       onProgress,
     );
   }
@@ -425,48 +416,6 @@ export class SipDialogLayer {
         void this.bye(entry.dialog, 'ack-timeout');
       },
     );
-  }
-
-  private newSessionTimer(
-    entry: DialogEntry,
-    intervalSeconds: number,
-    weRefresh: boolean,
-  ): SessionTimer {
-    return new SessionTimer(
-      this.scheduler,
-      {
-        onRefreshDue: () => void this.refreshSession(entry),
-        onExpired: () => void this.bye(entry.dialog, 'session-expired'),
-      },
-      intervalSeconds,
-      weRefresh,
-    );
-  }
-
-  /** RFC 4028 §7.4: refresh with UPDATE when the peer allows it, else a re-INVITE with our SDP. */
-  private async refreshSession(entry: DialogEntry): Promise<void> {
-    const timer = entry.sessionTimer!;
-    const method = entry.peerAllowsUpdate ? 'UPDATE' : 'INVITE';
-    const headers: [string, string][] = [
-      [
-        'Session-Expires',
-        formatSessionExpires({ deltaSeconds: timer.intervalSeconds, refresher: 'uas' }),
-      ],
-      ['Supported', 'timer'],
-    ];
-    const response = await this.request(entry.dialog, method, {
-      headers,
-      ...(method === 'INVITE' && entry.localSdp !== undefined ? { body: entry.localSdp } : {}),
-    });
-    if (entry.dialog.state === 'terminated') {
-      return;
-    }
-    if (response.status >= 200 && response.status < 300) {
-      timer.refreshed();
-    } else {
-      // The refresh failed: keep the session only until the current interval runs out.
-      timer.refreshed(timer.intervalSeconds, false);
-    }
   }
 
   private end(dialog: SipDialog, reason: DialogEndReason): void {

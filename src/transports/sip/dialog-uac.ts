@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { sendInDialog } from './dialog-messages.js';
+import type { UacSessionTimerTerms } from './dialog-session-timers.js';
 import { SipDialog, type SipDialogRequestOptions } from './dialog.js';
 import { SipHeaders } from './headers.js';
 import type { SipRequest, SipResponse } from './message.js';
@@ -14,13 +15,24 @@ export interface OutgoingInviteOptions extends SipDialogRequestOptions {
   readonly from: string;
   /** The callee, a name-addr: `<sip:+15550123@trunk.example>`. */
   readonly to: string;
-  /** Route header values for a preloaded route set (an outbound proxy), in order. */
+  /** Route header values for a preloaded route set, in order (after `outboundProxy`). */
   readonly routes?: readonly string[];
+  /**
+   * Our outbound proxy's Route value (`<sip:proxy.example.com;lr>`), sent first in Route; then
+   * `target` is the proxy's address. The dialog keeps both for in-dialog requests when the
+   * callee's 2xx carries no Record-Route (RFC 3261 §8.1.2).
+   */
+  readonly outboundProxy?: string;
   /**
    * Resending after a 401/407 (§22.2): the first INVITE's Call-ID and From tag, and a CSeq one
    * higher. Default: a new Call-ID and tag, CSeq 1.
    */
   readonly retryOf?: { readonly callId: string; readonly localTag: string; readonly seq: number };
+  /**
+   * Session-Expires and Min-SE to ask for (RFC 4028 §7.1), e.g. after a 422 the Min-SE it
+   * named. Default: the dialog layer's policy (1800 s, Min-SE 90 s).
+   */
+  readonly sessionTimer?: UacSessionTimerTerms;
 }
 
 export type OutgoingInviteResult =
@@ -46,7 +58,8 @@ export function buildInvite(
   callIdHost: string,
 ): SipRequest {
   const headers = new SipHeaders();
-  for (const route of options.routes ?? []) {
+  const routes = options.outboundProxy === undefined ? [] : [options.outboundProxy];
+  for (const route of [...routes, ...(options.routes ?? [])]) {
     headers.append('Route', route);
   }
   headers
@@ -60,6 +73,11 @@ export function buildInvite(
     .append('CSeq', `${options.retryOf?.seq ?? 1} INVITE`)
     .append('Contact', contact)
     .append('Supported', 'timer');
+  if (options.sessionTimer !== undefined) {
+    headers
+      .append('Session-Expires', String(options.sessionTimer.expiresSeconds))
+      .append('Min-SE', String(options.sessionTimer.minSeconds));
+  }
   for (const [name, value] of options.headers ?? []) {
     headers.append(name, value);
   }
@@ -111,6 +129,9 @@ export function placeCall(
       const created = SipDialog.asUac(request, response, { localContact: contact, transport });
       if (created === undefined) {
         return; // a 2xx without Contact or To tag cannot be ACKed (§12.1.2)
+      }
+      if (options.outboundProxy !== undefined) {
+        created.outboundProxy = { route: options.outboundProxy, target: options.target };
       }
       if (dialog === undefined) {
         dialog = created;

@@ -12,6 +12,13 @@ const TARGET_REFRESH = new Set(['INVITE', 'UPDATE']);
 /** Methods whose requests carry our Contact (target refresh, and REFER per RFC 3515). */
 const NEEDS_CONTACT = new Set(['INVITE', 'UPDATE', 'REFER', 'SUBSCRIBE', 'NOTIFY']);
 
+/** An outbound proxy (RFC 3261 §8.1.2): its Route value and its resolved address. */
+export interface OutboundProxyHop {
+  /** `<sip:proxy.example.com;lr>` */
+  readonly route: string;
+  readonly target: SipRequestTarget;
+}
+
 export interface SipDialogRequestOptions {
   readonly body?: Buffer;
   readonly contentType?: string;
@@ -33,6 +40,11 @@ export class SipDialog {
   remoteSeq: number | undefined;
   /** The transport in-dialog requests go over, from the dialog-creating request. */
   readonly transport: SipTransportName;
+  /**
+   * Our outbound proxy: with an empty route set (no Record-Route), in-dialog requests still
+   * go through it, with it as their Route.
+   */
+  outboundProxy: OutboundProxyHop | undefined = undefined;
 
   private constructor(
     readonly role: 'uas' | 'uac',
@@ -176,7 +188,10 @@ export class SipDialog {
   private buildRequest(method: string, seq: number, options: SipDialogRequestOptions): SipRequest {
     const headers = new SipHeaders();
     let uri = this.remoteTarget;
-    const routes = [...this.routeSet];
+    const routes =
+      this.routeSet.length === 0 && this.outboundProxy !== undefined
+        ? [this.outboundProxy.route]
+        : [...this.routeSet];
     const first = routes[0] === undefined ? null : parseNameAddr(routes[0]);
     if (first !== null && !isLooseRoute(first.uri)) {
       uri = routeUri(routes[0]!);
@@ -238,11 +253,15 @@ export class SipDialog {
   }
 
   /**
-   * Where in-dialog requests go: the first route's URI, or the remote target. Only IP-literal
-   * hosts are resolved (no DNS yet); undefined otherwise.
+   * Where in-dialog requests go: the first route's URI, our outbound proxy when there is no
+   * route set, or the remote target. Only IP-literal hosts are resolved (no DNS yet);
+   * undefined otherwise.
    */
   nextHop(): SipRequestTarget | undefined {
     const route = this.routeSet[0];
+    if (route === undefined && this.outboundProxy !== undefined) {
+      return this.outboundProxy.target;
+    }
     const uri = parseUri(route === undefined ? this.remoteTarget : routeUri(route));
     if (uri === null || !isSipUri(uri)) {
       return undefined;

@@ -25,7 +25,15 @@ const COMPACT_FORMS = new Map<string, string>([
 ]);
 
 /** Spellings that title case would get wrong. */
-const SPECIAL_CASE = ['Call-ID', 'CSeq', 'WWW-Authenticate', 'MIME-Version', 'RAck', 'RSeq'];
+const SPECIAL_CASE = [
+  'Call-ID',
+  'CSeq',
+  'WWW-Authenticate',
+  'MIME-Version',
+  'RAck',
+  'RSeq',
+  'Min-SE',
+];
 const CANONICAL = new Map(SPECIAL_CASE.map((name) => [name.toLowerCase(), name]));
 
 /**

@@ -11,8 +11,10 @@ export type SipRegistrationState = 'idle' | 'registering' | 'registered' | 'fail
 
 export interface SipRegistrationOptions {
   readonly transactions: SipTransactionLayer;
-  /** Where REGISTERs go: the registrar (or the trunk's gateway). */
+  /** Where REGISTERs go: the registrar (or the trunk's gateway, or its outbound proxy). */
   readonly target: SipRequestTarget;
+  /** A preloaded Route (the outbound proxy's `<sip:…;lr>`, RFC 3261 §8.1.2). */
+  readonly route?: string;
   /** The registrar's domain: the Request-URI is `sip:<domain>` (§10.2). */
   readonly domain: string;
   /** The user part of the address-of-record `sip:<user>@<domain>`. */
@@ -117,7 +119,11 @@ export class SipRegistration {
   private request(expires: number): SipRequest {
     this.seq++;
     const { domain } = this.options;
-    const headers = new SipHeaders()
+    const headers = new SipHeaders();
+    if (this.options.route !== undefined) {
+      headers.append('Route', this.options.route);
+    }
+    headers
       .append('Max-Forwards', '70')
       .append('From', `<${this.aor}>;tag=${this.fromTag}`)
       .append('To', `<${this.aor}>`)

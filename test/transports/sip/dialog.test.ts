@@ -309,7 +309,7 @@ describe('session timers (RFC 4028)', () => {
     expect(t.responses(422)[0]!.headers.get('Min-SE')).toBe('90');
   });
 
-  it('refreshes at half the interval when we are the refresher, with UPDATE when allowed', () => {
+  it('refreshes at half the interval when we are the refresher, with UPDATE when allowed', async () => {
     const t = setup();
     const dialog = t.answer(
       invite({
@@ -325,8 +325,12 @@ describe('session timers (RFC 4028)', () => {
     expect(t.requestsSent('UPDATE')).toHaveLength(0);
     t.scheduler.advance(1000);
     const update = t.requestsSent('UPDATE')[0]!;
-    expect(update.headers.get('Session-Expires')).toBe('600;refresher=uas');
+    // In the refresh we are the UAC, and we stay the refresher (RFC 4028 §7.4).
+    expect(update.headers.get('Session-Expires')).toBe('600;refresher=uac');
     t.receive(createResponse(update, 200));
+    await new Promise((resolve) => setImmediate(resolve)); // the refresh's answer is awaited
+    t.scheduler.advance(300_000);
+    expect(t.requestsSent('UPDATE')).toHaveLength(2);
   });
 
   it('sends a BYE when the peer, as refresher, lets the session expire, and not when it refreshes', () => {
