@@ -338,6 +338,7 @@ export class CallSession implements TransportPeer {
           this.setStatus('in-progress', { status: 'in-progress' });
         }
       },
+      publish: (event) => this.onEvent(event.type, event),
       sendError: (code, message) => this.transport?.sendJson(errorFrame(code, message)),
       end: (reason) => this.end(reason),
       log: (error, message) => this.options.log(error, message),

@@ -13,14 +13,24 @@ import type {
   ToolCallResult,
 } from './call-observer.js';
 import type { ControlMessage } from './control-messages.js';
+import { transferUpdateEvent } from './reporting/transfer-update.js';
 import {
   ENDED_REASON_FORWARDED,
   type TelephonyLeg,
   type TransferOutcome,
 } from './telephony-leg.js';
+import {
+  DTMF_TOOL,
+  TRANSFER_CALL_TOOL,
+  describe,
+  isRecord,
+  localToolType,
+  parseArguments,
+  speechPattern,
+  text,
+  toolNamed,
+} from './transfer-tools.js';
 
-export const TRANSFER_CALL_TOOL = 'transferCall';
-export const DTMF_TOOL = 'dtmf';
 /** A spoken message gets this long plus SPEECH_MS_PER_CHAR a character before we go on. */
 const SPEECH_BASE_MS = 15_000;
 const SPEECH_MS_PER_CHAR = 150;
@@ -41,6 +51,8 @@ export interface CallTransferHost {
   sendControl(message: Doc): void;
   /** `forwarding` (with the destination) while a transfer runs; undefined: back in progress. */
   setForwarding(destination: Doc | undefined): void;
+  /** Reports an event of the call (`transfer-update`) to the client and the server. */
+  publish(event: ObservedEvent): void;
   /** Tells the client (transport socket) something went wrong, with a stable code. */
   sendError(code: string, message: string): void;
   end(reason: string): void;
@@ -52,67 +64,11 @@ interface SpeechWaiter {
   readonly done: () => void;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
-}
-
-/** The type of a tool definition the model calls `name`, when it is one run here. */
-export function localToolType(tools: readonly Doc[], name: string): 'transferCall' | 'dtmf' | null {
-  for (const tool of tools) {
-    const fn = isRecord(tool.function) ? tool.function : {};
-    const type = tool.type;
-    if (type !== TRANSFER_CALL_TOOL && type !== DTMF_TOOL) {
-      continue;
-    }
-    // Without a function of its own a built-in tool is called by its type's name.
-    const toolName = typeof fn.name === 'string' ? fn.name : type;
-    if (toolName === name) {
-      return type;
-    }
-  }
-  return null;
-}
-
-function toolNamed(tools: readonly Doc[], name: string): Doc | undefined {
-  return tools.find((tool) => {
-    const fn = isRecord(tool.function) ? tool.function : {};
-    return (typeof fn.name === 'string' ? fn.name : tool.type) === name;
-  });
-}
-
-function parseArguments(json: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(json === '' ? '{}' : json);
-    return isRecord(value) ? value : {};
-  } catch {
-    return {};
-  }
-}
-
-/** Matches the final transcript of a spoken text (its {{variables}} may be anything). */
-function speechPattern(spoken: string): RegExp {
-  const escape = (part: string): string =>
-    part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s+/g, '\\s+');
-  const body = spoken
-    .trim()
-    .split(/\{\{[^}]*\}\}/)
-    .map(escape)
-    .join('[\\s\\S]*');
-  return new RegExp(`^\\s*${body}\\s*$`);
-}
-
-function describe(destination: Doc): string {
-  const target = destination.number ?? destination.sipUri ?? destination.assistantName;
-  return typeof target === 'string' ? target : 'the destination';
-}
-
 export class CallTransfer {
   private running = false;
   private readonly waiters = new Set<SpeechWaiter>();
+  /** Media-clock time of the latest event, for the events the transfer reports itself. */
+  private lastAtMs = 0;
 
   constructor(private readonly host: CallTransferHost) {}
 
@@ -127,6 +83,7 @@ export class CallTransfer {
 
   /** Every pipeline event, in order: ends the wait for a message being spoken. */
   onEvent(event: ObservedEvent): void {
+    this.lastAtMs = event.atMs;
     if (this.waiters.size === 0) {
       return;
     }
@@ -337,6 +294,10 @@ export class CallTransfer {
     this.running = true;
     try {
       host.setForwarding(destination);
+      const update = transferUpdateEvent(destination, this.lastAtMs);
+      if (update !== undefined) {
+        host.publish(update);
+      }
       if (spoken !== undefined) {
         await this.say(spoken);
       }

@@ -4,11 +4,16 @@
  * outbound call to that destination would use.
  */
 import type { Doc, Resource } from '../store/resource-store.js';
+import { parseDtmfDigits, type DtmfStep } from '../transports/rtp/dtmf-sender.js';
 import type { Store } from '../store/store.js';
 import type { BridgeCallerLeg, SipBridges } from './sip-bridge.js';
 import { planOutboundCall, type OutboundAttempt } from './sip-outbound-plan.js';
 import type { OutboundTrunk } from './sip-outbound-trunk.js';
 import type { TransferOutcome } from './telephony-leg.js';
+
+/** How long the destination may ring when transferPlan.timeout is unset. */
+export const DEFAULT_BRIDGE_RING_TIMEOUT_MS = 30_000;
+const MAX_RING_TIMEOUT_S = 600;
 
 /** What names a call's number, as an outbound call does (`phoneNumberId`, or inline). */
 export interface NumberOf {
@@ -80,4 +85,34 @@ export async function bridgeRoute(
     };
   }
   return { ok: true, trunk: plan.trunk, attempts: plan.attempts, from: plan.from };
+}
+
+/**
+ * A number destination's extension as the steps to key once it answers: a 1 s pause for the far
+ * end to listen, then the extension's keys and `w`/`W` pauses (as an outbound call keys
+ * `customer.extension`). Undefined without one.
+ */
+export function extensionSteps(
+  destination: Doc,
+): readonly DtmfStep[] | { message: string } | undefined {
+  const extension = destination.type === 'number' ? destination.extension : undefined;
+  if (extension === undefined || extension === '') {
+    return undefined;
+  }
+  const parsed =
+    typeof extension === 'string' && extension.length <= 10
+      ? parseDtmfDigits(`W${extension}`)
+      : undefined;
+  return parsed?.ok === true
+    ? parsed.steps
+    : { message: 'destination.extension must be 1-10 of 0-9, *, #, w and W' };
+}
+
+/** transferPlan.timeout (seconds) bounds the ringing, as it bounds a REFER's outcome. */
+export function ringTimeoutOf(destination: Doc): number {
+  const plan = destination.transferPlan;
+  const timeout = plan !== null && typeof plan === 'object' ? (plan as Doc).timeout : undefined;
+  return typeof timeout === 'number' && timeout > 0
+    ? Math.min(timeout, MAX_RING_TIMEOUT_S) * 1000
+    : DEFAULT_BRIDGE_RING_TIMEOUT_MS;
 }

@@ -3,7 +3,9 @@
  * destination through the call's trunk, and once it answers, the caller's media relayed to the
  * destination and back every 20 ms (G.711 decoded and encoded again by the two RTP sessions).
  * From the answer on the bridge owns both dialogs: a BYE on either leg hangs up the other, and
- * the call session (which ends `assistant-forwarded-call`) no longer touches the caller.
+ * the call session (which ends `assistant-forwarded-call`) no longer touches the caller. Keys
+ * pressed on one leg are keyed on the other (sip-bridge-dtmf.ts), after the destination's
+ * extension, which is keyed once it answers.
  */
 import { randomInt } from 'node:crypto';
 import type { Doc } from '../store/resource-store.js';
@@ -20,21 +22,23 @@ import {
 } from '../transports/sip/sdp-offer-answer.js';
 import { parseSdp, serializeSdp } from '../transports/sip/sdp.js';
 import type { SipUserAgent } from '../transports/sip/sip-user-agent.js';
-import type { BridgeRoute } from './sip-bridge-route.js';
+import { extensionSteps, ringTimeoutOf, type BridgeRoute } from './sip-bridge-route.js';
 import type { SipCallMedia } from './sip-call-media.js';
 import { codecName } from './sip-live-calls.js';
 import { dialGateway, type GatewayOutcome } from './sip-outbound-dial.js';
 import { failureMessage, shouldTryNextGateway } from './sip-outbound-plan.js';
+import { BridgedLegDtmf, newBridgeDtmfStats } from './sip-bridge-dtmf.js';
 import type { TransferOutcome } from './telephony-leg.js';
 
-const FRAME_SAMPLES = 160;
 const FRAME_MS = 20;
+const FRAME_SAMPLES = 160;
 const MAX_CATCH_UP_FRAMES = 5;
-/** How long the destination may ring when transferPlan.timeout is unset. */
-export const DEFAULT_BRIDGE_RING_TIMEOUT_MS = 30_000;
+/** A key sent as INFO without a Duration is taken to be held this long. */
+const DTMF_INFO_DEFAULT_MS = 100;
 /** No RTP on a leg for this long ends the bridge (both legs hung up). */
 const DEFAULT_INACTIVITY_TIMEOUT_MS = 30_000;
-const MAX_RING_TIMEOUT_S = 600;
+/** Our offer's telephone-event payload type, which the answer keeps (RFC 3264 §6.1). */
+const TELEPHONE_EVENT_PT = 101;
 
 /** The answered call whose caller is bridged. */
 export interface BridgeCallerLeg {
@@ -70,6 +74,8 @@ interface Leg {
   receiving: boolean;
   /** False while the leg's SDP says we must not send (recvonly or inactive on our side). */
   sending: boolean;
+  /** Keys to this leg: the other leg's, and the destination's extension. */
+  readonly dtmf: BridgedLegDtmf;
 }
 
 interface Bridge {
@@ -82,7 +88,10 @@ interface Bridge {
 export class SipBridges {
   private agent: SipUserAgent | undefined;
   private readonly byDialog = new Map<string, Bridge>();
+  private readonly byRtp = new Map<RtpSession, Bridge>();
   private readonly bridges = new Set<Bridge>();
+  /** Keys relayed between the legs of every bridge (as events, as INFO, or dropped). */
+  readonly dtmfStats = newBridgeDtmfStats();
 
   constructor(private readonly options: SipBridgesOptions) {}
 
@@ -105,6 +114,30 @@ export class SipBridges {
     const bridge = this.byDialog.get(dialog.id);
     if (bridge !== undefined) {
       this.end(bridge);
+    }
+  }
+
+  /**
+   * An RFC 4733 key that ended on an RTP session: when the session is a leg of a bridge, the key
+   * goes to the other leg and this returns true (the caller's session is the call layer's, which
+   * hands its keys here first; the destination's reports here itself).
+   */
+  relayDtmf(from: RtpSession | undefined, event: { digit: string; durationMs: number }): boolean {
+    const bridge = from === undefined ? undefined : this.byRtp.get(from);
+    if (bridge === undefined) {
+      return false;
+    }
+    const to = bridge.caller.rtp === from ? bridge.callee : bridge.caller;
+    to.dtmf.key(event.digit, event.durationMs);
+    return true;
+  }
+
+  /** A key sent as SIP INFO on a leg: keyed on the other leg. */
+  onInfoDtmf(dialog: SipDialog, digit: string, durationMs = DTMF_INFO_DEFAULT_MS): void {
+    const bridge = this.byDialog.get(dialog.id);
+    if (bridge !== undefined) {
+      const to = bridge.caller.dialog.id === dialog.id ? bridge.callee : bridge.caller;
+      to.dtmf.key(digit, durationMs);
     }
   }
 
@@ -133,6 +166,7 @@ export class SipBridges {
     leg.rtp.setCodec(codecName(negotiated), negotiated.payloadType);
     leg.receiving = negotiated.direction === 'sendrecv' || negotiated.direction === 'recvonly';
     leg.sending = negotiated.direction === 'sendrecv' || negotiated.direction === 'sendonly';
+    leg.dtmf.eventsOut = leg.rtp.canSendDtmf && negotiated.telephoneEventPayloadType !== undefined;
     leg.lastPacketAtMs = performance.now();
     leg.lastSdp = Buffer.from(serializeSdp(result.answer));
     return leg.lastSdp;
@@ -151,11 +185,17 @@ export class SipBridges {
     if (agent === undefined) {
       return { ok: false, code: 'transfer-failed', message: 'The SIP side is not running' };
     }
+    const extension = extensionSteps(destination);
+    if (extension !== undefined && 'message' in extension) {
+      return { ok: false, code: 'invalid-destination', message: extension.message };
+    }
     const rtp = await RtpSession.open({
       allocator: this.options.allocator,
       bindAddress: this.options.rtpBindAddress,
       codec: 'PCMU',
       payloadType: 0,
+      telephoneEventPayloadType: TELEPHONE_EVENT_PT,
+      onDtmf: (event) => this.relayDtmf(rtp, event),
     }).catch((error: unknown) => {
       this.options.log(error, 'no RTP session for a bridged transfer');
       return undefined;
@@ -168,7 +208,7 @@ export class SipBridges {
       address: this.options.mediaAddress,
       port: rtp.localPort,
       codecs: [PCMU, PCMA],
-      telephoneEvent: false,
+      telephoneEvent: true,
       ptimeMs: FRAME_MS,
       sessionId: String(randomInt(1, 2 ** 47)),
       sessionVersion: 1,
@@ -182,6 +222,7 @@ export class SipBridges {
         send: (options, onProgress) => agent.dialogs.invite(options, onProgress),
         invite: {
           target: attempt.target,
+          ...(attempt.outboundProxy !== undefined && { outboundProxy: attempt.outboundProxy }),
           requestUri: attempt.requestUri,
           from: route.from,
           to: `<${attempt.requestUri}>`,
@@ -235,7 +276,13 @@ export class SipBridges {
     rtp.setCodec(codecName(negotiated), negotiated.payloadType);
     rtp.setReceiving(true);
     const nowMs = performance.now();
-    const leg = (legDialog: SipDialog, legRtp: RtpSession, legLocal: LocalAudio, sdp: Buffer) => ({
+    const leg = (
+      legDialog: SipDialog,
+      legRtp: RtpSession,
+      legLocal: LocalAudio,
+      sdp: Buffer,
+      eventsOut: boolean,
+    ): Leg => ({
       dialog: legDialog,
       rtp: legRtp,
       local: legLocal,
@@ -244,15 +291,26 @@ export class SipBridges {
       lastPacketAtMs: nowMs,
       receiving: true,
       sending: true,
+      dtmf: new BridgedLegDtmf(agent.dialogs, legDialog, legRtp, eventsOut, this.dtmfStats),
     });
     const bridge: Bridge = {
-      caller: leg(caller.dialog, caller.rtp, caller.local, caller.lastSdp),
-      callee: leg(dialog, rtp, local, offerSdp),
+      caller: leg(caller.dialog, caller.rtp, caller.local, caller.lastSdp, caller.rtp.canSendDtmf),
+      callee: leg(dialog, rtp, local, offerSdp, negotiated.telephoneEventPayloadType !== undefined),
       nextTickMs: nowMs + FRAME_MS,
     };
     this.bridges.add(bridge);
     this.byDialog.set(caller.dialog.id, bridge);
     this.byDialog.set(dialog.id, bridge);
+    this.byRtp.set(caller.rtp, bridge);
+    this.byRtp.set(rtp, bridge);
+    if (extension !== undefined) {
+      // Queued before any key of the caller's: those follow the extension.
+      void bridge.callee.dtmf.dial(extension).then((sent) => {
+        if (!sent) {
+          this.options.log(new Error('the extension did not go out'), 'bridged transfer');
+        }
+      });
+    }
     bridge.timer = setInterval(() => this.tick(bridge), FRAME_MS / 2);
     return { ok: true };
   }
@@ -298,6 +356,8 @@ export class SipBridges {
     clearInterval(bridge.timer);
     for (const leg of [bridge.caller, bridge.callee]) {
       this.byDialog.delete(leg.dialog.id);
+      this.byRtp.delete(leg.rtp);
+      leg.dtmf.close();
       if (leg.dialog.state !== 'terminated') {
         void this.agent?.hangUp(leg.dialog).catch(() => undefined);
       }
@@ -314,13 +374,4 @@ function relay(from: Leg, to: Leg): void {
       samples.length === FRAME_SAMPLES ? samples : samples.subarray(0, FRAME_SAMPLES),
     );
   }
-}
-
-/** transferPlan.timeout (seconds) bounds the ringing, as it bounds a REFER's outcome. */
-function ringTimeoutOf(destination: Doc): number {
-  const plan = destination.transferPlan;
-  const timeout = plan !== null && typeof plan === 'object' ? (plan as Doc).timeout : undefined;
-  return typeof timeout === 'number' && timeout > 0
-    ? Math.min(timeout, MAX_RING_TIMEOUT_S) * 1000
-    : DEFAULT_BRIDGE_RING_TIMEOUT_MS;
 }

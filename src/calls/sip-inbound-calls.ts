@@ -258,7 +258,12 @@ export class SipInboundCalls implements SipCallHandler {
       ...(this.options.rtpInactivityTimeoutMs !== undefined && {
         inactivityTimeoutMs: this.options.rtpInactivityTimeoutMs,
       }),
-      onDtmf: (event) => slot.live?.keypad.digit(event.digit),
+      // Once bridged (a transfer Parla carries), the caller's keys go to the destination.
+      onDtmf: (event) => {
+        if (this.options.bridges?.relayDtmf(slot.live?.rtp, event) !== true) {
+          slot.live?.keypad.digit(event.digit);
+        }
+      },
       onInactive: () => slot.live?.session.end(ENDED_REASON_RTP_TIMEOUT),
     }).catch((error: unknown) => {
       this.options.log(error, 'no RTP session for an inbound call');

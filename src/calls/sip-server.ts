@@ -74,7 +74,8 @@ class SipCallDispatcher implements SipCallHandler {
 
   onInfoDtmf(dialog: SipDialog, digit: string): void {
     if (this.bridges.owns(dialog)) {
-      return; // the caller talks to the destination now; INFO digits are not relayed
+      this.bridges.onInfoDtmf(dialog, digit); // keyed on the bridge's other leg
+      return;
     }
     if (this.outbound.owns(dialog)) {
       this.outbound.onInfoDtmf(dialog, digit);

@@ -12,10 +12,11 @@ import {
 } from '../transports/rtp/dtmf-sender.js';
 import type { RtpSession } from '../transports/rtp/rtp-session.js';
 import type { SipDialog } from '../transports/sip/dialog.js';
-import type { SipRequest } from '../transports/sip/message.js';
 import { parseNameAddr } from '../transports/sip/name-addr.js';
 import type { SipUserAgent } from '../transports/sip/sip-user-agent.js';
 import { formatUri, isSipUri, parseUri } from '../transports/sip/uri.js';
+import { sendInfoDigit } from './sip-bridge-dtmf.js';
+import { readReferNotify, referRefusal, referTarget, requestPendingWaitMs } from './sip-refer.js';
 import type { TelephonyLeg, TransferOutcome } from './telephony-leg.js';
 
 /** transferPlan.timeout when unset: how long the far end has to report the transfer's end. */
@@ -23,29 +24,6 @@ export const DEFAULT_TRANSFER_TIMEOUT_S = 60;
 const MAX_TRANSFER_TIMEOUT_S = 3600;
 /** Beyond the time a dial string takes, how long DTMF may lag before we give up. */
 const DTMF_SLACK_MS = 5000;
-/** Headers a destination's sipHeaders may not set on the REFER (the dialog owns them). */
-const RESERVED_HEADERS = new Set(
-  [
-    'via',
-    'from',
-    'to',
-    'call-id',
-    'cseq',
-    'contact',
-    'max-forwards',
-    'content-length',
-    'content-type',
-    'route',
-    'record-route',
-    'refer-to',
-    'referred-by',
-    'event',
-  ].map((name) => name.toLowerCase()),
-);
-const TOKEN_RE = /^[A-Za-z0-9\-.!%*_+`'~]+$/;
-const NUMBER_RE = /^\+?[0-9A-Za-z]{1,40}$/;
-const EXTENSION_RE = /^[0-9]{1,10}$/;
-
 /** A stable error code on a thrown Error. */
 export class TelephonyError extends Error {
   constructor(
@@ -68,99 +46,6 @@ export interface SipTelephonyLegOptions {
    * REFER is the transfer's outcome.
    */
   readonly bridge?: (destination: Doc) => Promise<TransferOutcome>;
-}
-
-type Target =
-  | { ok: true; referTo: string; headers: [string, string][] }
-  | { ok: false; code: string; message: string };
-
-/** The Refer-To URI (and extra REFER headers) for a transfer destination. */
-export function referTarget(destination: Doc, numberHost: string | undefined): Target {
-  const bad = (message: string): Target => ({ ok: false, code: 'invalid-destination', message });
-  const plan = isRecord(destination.transferPlan) ? destination.transferPlan : {};
-  const headerPairs = sipHeaderPairs(destination.sipHeaders);
-  if (typeof headerPairs === 'string') {
-    return bad(headerPairs);
-  }
-  let uri: string;
-  if (destination.type === 'number') {
-    const number = typeof destination.number === 'string' ? destination.number : '';
-    const extension = destination.extension;
-    if (!NUMBER_RE.test(number)) {
-      return bad('destination.number must be an optional + and 1-40 letters or digits');
-    }
-    if (
-      extension !== undefined &&
-      (typeof extension !== 'string' || !EXTENSION_RE.test(extension))
-    ) {
-      return bad('destination.extension must be 1-10 digits');
-    }
-    if (numberHost === undefined) {
-      return bad('the call has no peer host to send a number to');
-    }
-    const user = encodeURIComponent(number).replace(/^%2B/, '+');
-    uri = `sip:${user}${extension === undefined ? '' : `;ext=${extension}`}@${numberHost}`;
-  } else if (destination.type === 'sip') {
-    const parsed = typeof destination.sipUri === 'string' ? parseUri(destination.sipUri) : null;
-    if (parsed === null || !isSipUri(parsed)) {
-      return bad('destination.sipUri must be a sip: or sips: URI');
-    }
-    uri = formatUri(parsed);
-  } else {
-    return {
-      ok: false,
-      code: 'transfer-not-supported',
-      message: `a SIP call cannot be transferred to a destination of type ${String(destination.type)}`,
-    };
-  }
-  if (plan.sipHeadersInReferToEnabled === true && headerPairs.length > 0) {
-    const encoded = headerPairs
-      .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`)
-      .join('&');
-    uri += uri.includes('?') ? `&${encoded}` : `?${encoded}`;
-    return { ok: true, referTo: `<${uri}>`, headers: [] };
-  }
-  return { ok: true, referTo: `<${uri}>`, headers: headerPairs };
-}
-
-/** A destination's sipHeaders as header pairs, or why they cannot be sent. */
-function sipHeaderPairs(value: unknown): [string, string][] | string {
-  if (value === undefined) {
-    return [];
-  }
-  if (!isRecord(value)) {
-    return 'destination.sipHeaders must be an object';
-  }
-  const pairs: [string, string][] = [];
-  for (const [name, raw] of Object.entries(value)) {
-    const text = typeof raw === 'string' || typeof raw === 'number' ? String(raw) : undefined;
-    if (!TOKEN_RE.test(name) || RESERVED_HEADERS.has(name.toLowerCase())) {
-      return `destination.sipHeaders: "${name.slice(0, 64)}" cannot be set`;
-    }
-    if (text === undefined || /[\r\n\0]/.test(text) || text.length > 1024) {
-      return `destination.sipHeaders.${name}: a string of at most 1024 characters on one line`;
-    }
-    pairs.push([name, text]);
-  }
-  return pairs;
-}
-
-/** The status line of a refer NOTIFY's sipfrag, and whether the subscription ended. */
-export function readReferNotify(
-  request: SipRequest,
-): { status: number | undefined; terminated: boolean } | undefined {
-  const event = request.headers.get('Event') ?? '';
-  if (event.split(';')[0]?.trim().toLowerCase() !== 'refer') {
-    return undefined;
-  }
-  const state = request.headers.get('Subscription-State') ?? '';
-  const terminated = state.split(';')[0]?.trim().toLowerCase() === 'terminated';
-  const type = request.headers.get('Content-Type')?.split(';')[0]?.trim().toLowerCase();
-  const match =
-    type === 'message/sipfrag'
-      ? /^SIP\/2\.0[ \t]+([1-6][0-9]{2})(?:[ \t]|\r?\n|$)/.exec(request.body.toString('utf8'))
-      : null;
-  return { status: match === null ? undefined : Number(match[1]), terminated };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -209,11 +94,12 @@ export class SipTelephonyLeg implements TelephonyLeg {
     const plan = isRecord(destination.transferPlan) ? destination.transferPlan : {};
     const mode = typeof plan.mode === 'string' ? plan.mode : 'blind-transfer';
     const verb = typeof plan.sipVerb === 'string' ? plan.sipVerb : 'refer';
-    if (mode !== 'blind-transfer' || verb !== 'refer') {
+    const bridge = this.options.bridge;
+    if (mode !== 'blind-transfer' || (verb !== 'refer' && (verb !== 'dial' || !bridge))) {
       return {
         ok: false,
         code: 'transfer-not-supported',
-        message: `SIP calls support transferPlan.mode blind-transfer with sipVerb refer (got ${mode}, ${verb})`,
+        message: `SIP calls support transferPlan.mode blind-transfer with sipVerb refer${bridge ? ' or dial' : ''} (got ${mode}, ${verb})`,
       };
     }
     const target = referTarget(destination, this.options.numberHost ?? peerHost(dialog));
@@ -226,22 +112,42 @@ export class SipTelephonyLeg implements TelephonyLeg {
         : DEFAULT_TRANSFER_TIMEOUT_S;
     this.transferring = true;
     try {
-      const outcome = await this.refer(target.referTo, target.headers, timeoutS * 1000);
-      if (!outcome.ok && outcome.code === 'transfer-refused' && this.options.bridge !== undefined) {
-        if (hasEnded(dialog)) {
-          return { ok: false, code: 'call-ended', message: 'The call has ended' };
+      if (verb === 'dial') {
+        // sipVerb dial: no REFER, Parla dials the destination and bridges (keys an extension).
+        return await bridge!(destination);
+      }
+      const refer = () => this.refer(target.referTo, target.headers, timeoutS * 1000);
+      let outcome = await refer();
+      if (refusalOf(outcome) === 'retry' && !hasEnded(dialog)) {
+        await sleep(requestPendingWaitMs());
+        outcome = hasEnded(dialog) ? outcome : await refer();
+      }
+      const refusal = refusalOf(outcome);
+      if (refusal === undefined || outcome.ok) {
+        if (outcome.ok) {
+          // RFC 5589 §6: the transferor ends its dialog once the transfer succeeded.
+          await agent.hangUp(dialog).catch(() => undefined);
         }
-        // The bridge owns the caller's dialog once the destination answers: no BYE from here.
-        const bridged = await this.options.bridge(destination);
-        return bridged.ok
-          ? bridged
-          : { ...bridged, message: `${outcome.message}; bridging failed: ${bridged.message}` };
+        return outcome;
       }
-      if (outcome.ok) {
-        // RFC 5589 §6: the transferor ends its dialog once the transfer succeeded.
-        await agent.hangUp(dialog).catch(() => undefined);
+      if (refusal === 'dialog-gone') {
+        return {
+          ok: false,
+          code: 'transfer-failed',
+          message: `${outcome.message}: the call is gone, so no one else is dialled`,
+        };
       }
-      return outcome;
+      if (bridge === undefined) {
+        return outcome;
+      }
+      if (hasEnded(dialog)) {
+        return { ok: false, code: 'call-ended', message: 'The call has ended' };
+      }
+      // The bridge owns the caller's dialog once the destination answers: no BYE from here.
+      const bridged = await bridge(destination);
+      return bridged.ok
+        ? bridged
+        : { ...bridged, message: `${outcome.message}; bridging failed: ${bridged.message}` };
     } finally {
       this.transferring = false;
     }
@@ -284,11 +190,11 @@ export class SipTelephonyLeg implements TelephonyLeg {
     referTo: string,
     headers: [string, string][],
     timeoutMs: number,
-  ): Promise<TransferOutcome> {
+  ): Promise<ReferOutcome> {
     const { agent, dialog } = this.options;
     return new Promise((resolve) => {
       let settled = false;
-      const finish = (outcome: TransferOutcome): void => {
+      const finish = (outcome: ReferOutcome): void => {
         if (!settled) {
           settled = true;
           this.settleRefer = undefined;
@@ -348,6 +254,7 @@ export class SipTelephonyLeg implements TelephonyLeg {
               ok: false,
               code: 'transfer-refused',
               message: `The far end refused the REFER: ${response.status} ${response.reason}`,
+              status: response.status,
             });
           }
         })
@@ -369,11 +276,7 @@ export class SipTelephonyLeg implements TelephonyLeg {
         await sleep(step.durationMs);
         continue;
       }
-      const signal = step.digit;
-      const response = await agent.dialogs.request(dialog, 'INFO', {
-        body: Buffer.from(`Signal=${signal}\r\nDuration=${DTMF_TONE_MS}\r\n`),
-        contentType: 'application/dtmf-relay',
-      });
+      const response = await sendInfoDigit(agent.dialogs, dialog, step.digit, DTMF_TONE_MS);
       if (response.status < 200 || response.status >= 300) {
         throw new TelephonyError(
           'dtmf-failed',
@@ -383,6 +286,14 @@ export class SipTelephonyLeg implements TelephonyLeg {
       await sleep(DTMF_TONE_MS + DTMF_GAP_MS);
     }
   }
+}
+
+/** A REFER's outcome; a refusal carries the final status of the REFER itself. */
+type ReferOutcome = TransferOutcome | { ok: false; code: string; message: string; status: number };
+
+/** What a refused REFER means (sip-refer.ts), undefined for any other outcome. */
+function refusalOf(outcome: ReferOutcome): ReturnType<typeof referRefusal> | undefined {
+  return !outcome.ok && 'status' in outcome ? referRefusal(outcome.status) : undefined;
 }
 
 /** Read apart from the narrowing of an earlier check: the dialog may end during an await. */

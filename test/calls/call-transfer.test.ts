@@ -94,6 +94,7 @@ function setUp(
     leg?: boolean;
     started?: boolean;
     destinationReply?: (request: TransferDestinationRequest) => Doc;
+    clientMessages?: string[];
   } = {},
 ) {
   const doc: Doc = { id: 'call-1', status: 'queued' };
@@ -110,9 +111,10 @@ function setUp(
   const transport = new FakeTransport();
   const serverToolCalls: ToolCallRequest[][] = [];
   const destinationRequests: TransferDestinationRequest[] = [];
+  const observed: Doc[] = [];
   const observer: CallObserver = {
     onStatus: () => {},
-    onPipelineEvent: () => {},
+    onPipelineEvent: (event) => observed.push(event),
     onAudio: () => {},
     onToolCalls: (toolCalls) => {
       serverToolCalls.push([...toolCalls]);
@@ -132,7 +134,7 @@ function setUp(
     callId: 'call-1',
     orgId: 'org-1',
     assistant: {
-      clientMessages: ['status-update'],
+      clientMessages: options.clientMessages ?? ['status-update'],
       model: { tools: options.tools ?? [] },
     },
     variableValues: { name: 'Ada' },
@@ -173,6 +175,7 @@ function setUp(
     serverToolCalls,
     destinationRequests,
     logged,
+    observed,
   };
 }
 
@@ -217,6 +220,28 @@ describe('the transfer control message', () => {
     expect(t.channel.endRequests).toEqual(['assistant-forwarded-call']);
     expect(t.doc).toMatchObject({ status: 'ended', endedReason: 'assistant-forwarded-call' });
     expect(t.stored).toEqual(['ringing', 'in-progress', 'forwarding', 'ended']);
+  });
+
+  it('reports transfer-update with the destination to the client and the server side', async () => {
+    const t = setUp({ clientMessages: ['status-update', 'transfer-update'] });
+    await flush();
+    t.channel.said('Hello.');
+    t.session.onText(JSON.stringify({ type: 'transfer', destination: SALES }));
+    expect(t.transport.json.filter((m) => m.type === 'transfer-update')).toEqual([
+      { type: 'transfer-update', destination: SALES },
+    ]);
+    // The observer (the reporter: server messages) gets it as an event of the call.
+    expect(t.observed.filter((e) => e.type === 'transfer-update')).toEqual([
+      { type: 'transfer-update', atMs: 1, destination: SALES },
+    ]);
+    // Not for a destination that is not a number or SIP (refused before any transfer).
+    const other = setUp({ clientMessages: ['transfer-update'] });
+    await flush();
+    other.session.onText(
+      JSON.stringify({ type: 'transfer', destination: { type: 'assistant', assistantName: 'B' } }),
+    );
+    await flush();
+    expect(other.transport.json.filter((m) => m.type === 'transfer-update')).toEqual([]);
   });
 
   it('is refused before the call is answered', () => {

@@ -17,6 +17,7 @@ import { SipDialogLayer, type DialogEndReason } from '../../src/transports/sip/d
 import type { SipDialog } from '../../src/transports/sip/dialog.js';
 import { SipUserAgent } from '../../src/transports/sip/sip-user-agent.js';
 import { SipUdpTransport } from '../../src/transports/sip/transport-udp.js';
+import { keysIn } from '../e2e/sip-transfer-support.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 
@@ -55,10 +56,12 @@ interface FarEnd {
   dialogs: SipDialog[];
   ended: DialogEndReason[];
   invites: number;
+  /** Bodies of the INFO requests it got (DTMF when telephone-event was not negotiated). */
+  infos: string[];
 }
 
 async function startFarEnd(
-  options: { reject?: number; referStatus?: number } = {},
+  options: { reject?: number; referStatus?: number; telephoneEvent?: boolean } = {},
 ): Promise<FarEnd> {
   const media = await mediaPeer();
   const slot: { layer?: SipDialogLayer } = {};
@@ -73,8 +76,9 @@ async function startFarEnd(
     's=-',
     'c=IN IP4 127.0.0.1',
     't=0 0',
-    `m=audio ${media.port} RTP/AVP 0`,
+    `m=audio ${media.port} RTP/AVP 0${options.telephoneEvent === true ? ' 101' : ''}`,
     'a=rtpmap:0 PCMU/8000',
+    ...(options.telephoneEvent === true ? ['a=rtpmap:101 telephone-event/8000'] : []),
     '',
   ].join('\r\n');
   const far: FarEnd = {
@@ -84,6 +88,7 @@ async function startFarEnd(
     dialogs: [],
     ended: [],
     invites: 0,
+    infos: [],
   };
   const layer = new SipDialogLayer({
     transports: [transport],
@@ -101,13 +106,17 @@ async function startFarEnd(
         far.dialogs.push(dialog);
       }
     },
-    onDialogRequest: (dialog, request, transaction) =>
+    onDialogRequest: (dialog, request, transaction) => {
+      if (request.method === 'INFO') {
+        far.infos.push(request.body.toString('utf8'));
+      }
       layer.respond(
         dialog,
         request,
         transaction,
         request.method === 'REFER' ? (options.referStatus ?? 405) : 200,
-      ),
+      );
+    },
     onDialogEnded: (_dialog, reason) => far.ended.push(reason),
   });
   far.layer = layer;
@@ -133,6 +142,29 @@ function pcmuPacket(seq: number, value: number): Buffer {
 const soundOf = (value: number) => (packet: Buffer) =>
   packet.length === 172 && packet.subarray(12).every((byte) => byte === value);
 
+/** The RFC 4733 packets of one key (start with the marker, two updates, three end copies). */
+function keyPackets(digit: string, firstSeq: number, timestamp: number): Buffer[] {
+  const event = '0123456789*#ABCD'.indexOf(digit);
+  return [160, 320, 480, 640, 640, 640].map((duration, index) => {
+    const packet = Buffer.alloc(16);
+    packet[0] = 0x80;
+    packet[1] = (index === 0 ? 0x80 : 0) | 101;
+    packet.writeUInt16BE((firstSeq + index) & 0xffff, 2);
+    packet.writeUInt32BE(timestamp >>> 0, 4);
+    packet.writeUInt32BE(0x0badbeef, 8);
+    packet[12] = event;
+    packet[13] = (index >= 3 ? 0x80 : 0) | 10;
+    packet.writeUInt16BE(duration, 14);
+    return packet;
+  });
+}
+
+function sendAll(socket: Socket, packets: readonly Buffer[], port: number): void {
+  for (const packet of packets) {
+    socket.send(packet, port, '127.0.0.1');
+  }
+}
+
 /** Parla's side: a user agent whose dialog events go to the bridges, and a call to `caller`. */
 async function parlaCall(caller: FarEnd) {
   const allocator = new RtpPortAllocator({ minPort: 47_000, maxPort: 47_999 });
@@ -155,6 +187,8 @@ async function parlaCall(caller: FarEnd) {
         bridges.onDialogEnded(dialog);
       },
       onOffer: (dialog, offer) => bridges.onOffer(dialog, offer),
+      // As the SIP server does for a dialog a bridge owns.
+      onInfoDtmf: (dialog, digit) => bridges.onInfoDtmf(dialog, digit),
     },
   });
   bridges.attach(agent);
@@ -171,14 +205,21 @@ async function parlaCall(caller: FarEnd) {
   if (!call.ok) {
     throw new Error(`the caller did not answer: ${call.status}`);
   }
-  const rtp = await RtpSession.open({
+  const rtp: RtpSession = await RtpSession.open({
     allocator,
     bindAddress: '127.0.0.1',
     remote: { address: '127.0.0.1', port: caller.media.port },
     codec: 'PCMU',
     payloadType: 0,
+    telephoneEventPayloadType: 101,
+    // As the call layer does: a bridged caller's keys go to the bridge, else to the keypad.
+    onDtmf: (event) => {
+      if (!bridges.relayDtmf(rtp, event)) {
+        counts.keypad.push(event.digit);
+      }
+    },
   });
-  const counts = { callerFrames: 0, closes: 0, released: 0 };
+  const counts = { callerFrames: 0, closes: 0, released: 0, keypad: [] as string[] };
   const media = new SipCallMedia({
     rtp,
     onCallerAudio: () => counts.callerFrames++,
@@ -289,6 +330,81 @@ describe('SipBridges', () => {
     await expect.poll(() => parla.counts.callerFrames, { timeout: 5000 }).toBeGreaterThan(pulled);
     expect(parla.leg.dialog.state).toBe('confirmed');
     expect(caller.ended).toEqual([]);
+  });
+});
+
+describe('SipBridges and DTMF', () => {
+  const withExtension: Doc = { type: 'number', number: '+15550199', extension: '1w2' };
+
+  it('keys the extension once the destination answers, then relays keys both ways as events', async () => {
+    const caller = await startFarEnd();
+    const callee = await startFarEnd({ telephoneEvent: true });
+    const parla = await parlaCall(caller);
+    expect(await parla.bridges.bridge(parla.leg, routeTo(callee), withExtension)).toEqual({
+      ok: true,
+    });
+    // The caller presses 5 at once: it waits behind the extension (a 1 s pause, 1, 0.5 s, 2).
+    sendAll(caller.media.socket, keyPackets('5', 100, 16_000), parla.leg.rtp.localPort);
+    await expect.poll(() => keysIn(callee.media.packets), { timeout: 10_000 }).toBe('125');
+    expect(parla.counts.keypad).toEqual([]);
+    // The destination's IVR keys # back: the caller gets it as an event too.
+    await expect.poll(() => callee.media.source, { timeout: 5000 }).toBeDefined();
+    sendAll(callee.media.socket, keyPackets('#', 7, 32_000), callee.media.source!);
+    await expect.poll(() => keysIn(caller.media.packets), { timeout: 10_000 }).toBe('#');
+    expect(parla.bridges.dtmfStats).toMatchObject({ relayedAsEvents: 2, dropped: 0 });
+    expect(callee.infos).toEqual([]);
+  });
+
+  it('sends the extension and the caller keys as SIP INFO to a destination without telephone-event', async () => {
+    const caller = await startFarEnd();
+    const callee = await startFarEnd();
+    const parla = await parlaCall(caller);
+    expect(await parla.bridges.bridge(parla.leg, routeTo(callee), withExtension)).toEqual({
+      ok: true,
+    });
+    sendAll(caller.media.socket, keyPackets('9', 100, 16_000), parla.leg.rtp.localPort);
+    await expect.poll(() => callee.infos.length, { timeout: 10_000 }).toBe(3);
+    expect(callee.infos.map((body) => /Signal=(\S+)/.exec(body)?.[1])).toEqual(['1', '2', '9']);
+    expect(callee.infos[2]).toMatch(/Duration=80\r\n/);
+    expect(keysIn(callee.media.packets)).toBe('');
+    // Counted once the key's length and the gap after it have passed.
+    await expect
+      .poll(() => parla.bridges.dtmfStats, { timeout: 5000 })
+      .toMatchObject({ relayedAsInfo: 1, dropped: 0 });
+  });
+
+  it('keys a SIP INFO digit of the caller to the destination as an event', async () => {
+    const caller = await startFarEnd();
+    const callee = await startFarEnd({ telephoneEvent: true });
+    const parla = await parlaCall(caller);
+    expect(await parla.bridges.bridge(parla.leg, routeTo(callee), destination)).toEqual({
+      ok: true,
+    });
+    const info = await caller.layer.request(caller.dialogs[0]!, 'INFO', {
+      body: Buffer.from('Signal=3\r\nDuration=160\r\n'),
+      contentType: 'application/dtmf-relay',
+    });
+    expect(info.status).toBe(200);
+    await expect.poll(() => keysIn(callee.media.packets), { timeout: 10_000 }).toBe('3');
+  });
+
+  it('refuses an extension that is not a dial string before dialling', async () => {
+    const caller = await startFarEnd();
+    const callee = await startFarEnd();
+    const parla = await parlaCall(caller);
+    const outcome = await parla.bridges.bridge(parla.leg, routeTo(callee), {
+      ...withExtension,
+      extension: '12x',
+    });
+    expect(outcome).toMatchObject({ ok: false, code: 'invalid-destination' });
+    expect(callee.invites).toBe(0);
+  });
+
+  it('keys of a caller who is not bridged stay with the call', async () => {
+    const caller = await startFarEnd();
+    const parla = await parlaCall(caller);
+    sendAll(caller.media.socket, keyPackets('7', 100, 16_000), parla.leg.rtp.localPort);
+    await expect.poll(() => parla.counts.keypad, { timeout: 5000 }).toEqual(['7']);
   });
 });
 

@@ -4,11 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  SipTelephonyLeg,
-  readReferNotify,
-  referTarget,
-} from '../../src/calls/sip-telephony-leg.js';
+import { readReferNotify, referRefusal, referTarget } from '../../src/calls/sip-refer.js';
+import { SipTelephonyLeg } from '../../src/calls/sip-telephony-leg.js';
+import type { Doc } from '../../src/store/resource-store.js';
 import { RtpPortAllocator } from '../../src/transports/rtp/rtp-port-allocator.js';
 import { RtpSession } from '../../src/transports/rtp/rtp-session.js';
 import { SipDialogLayer, type DialogEndReason } from '../../src/transports/sip/dialog-layer.js';
@@ -120,6 +118,21 @@ async function callFarEnd(far: { port: number }) {
 
 const noRtp = { canSendDtmf: false, sendDtmfSteps: () => Promise.resolve(false) };
 
+/** A leg whose bridge (the transfer Parla carries itself) only records what it was asked. */
+function legWithBridge(agent: SipUserAgent, dialog: SipDialog) {
+  const bridged: Doc[] = [];
+  const leg = new SipTelephonyLeg({
+    agent,
+    dialog,
+    rtp: noRtp,
+    bridge: (destination) => {
+      bridged.push(destination);
+      return Promise.resolve({ ok: true });
+    },
+  });
+  return { leg, bridged };
+}
+
 describe('Refer-To from a transfer destination', () => {
   it('builds number and SIP targets, with sipHeaders in the URI or on the REFER', () => {
     expect(referTarget({ type: 'number', number: '+15551234567' }, 'trunk.example:5070')).toEqual({
@@ -129,6 +142,10 @@ describe('Refer-To from a transfer destination', () => {
     });
     expect(referTarget({ type: 'number', number: '+1555', extension: '22' }, 'h')).toMatchObject({
       referTo: '<sip:+1555;ext=22@h>',
+    });
+    // Pauses and * or # cannot be an RFC 3966 ext: RFC 4715 postd, pauses one second each.
+    expect(referTarget({ type: 'number', number: '+1555', extension: '1w2#' }, 'h')).toMatchObject({
+      referTo: '<sip:+1555;postd=1p2%23@h>',
     });
     const sip = {
       type: 'sip',
@@ -155,6 +172,8 @@ describe('Refer-To from a transfer destination', () => {
     for (const destination of [
       { type: 'number', number: '12 34' },
       { type: 'number', number: '+1555', extension: 'x' },
+      { type: 'number', number: '+1555', extension: 'wW' },
+      { type: 'number', number: '+1555', extension: '12345678901' },
       { type: 'sip', sipUri: 'mailto:a@b' },
       { type: 'sip', sipUri: 'sip:a@b', sipHeaders: { Via: 'x' } },
       { type: 'sip', sipUri: 'sip:a@b', sipHeaders: { 'X-A': 'line\r\nBreak: 1' } },
@@ -168,6 +187,16 @@ describe('Refer-To from a transfer destination', () => {
       ok: false,
       code: 'transfer-not-supported',
     });
+  });
+
+  it('tells a REFER the peer will not carry from a dialog that is gone', () => {
+    for (const status of [400, 403, 405, 420, 480, 486, 488, 489, 500, 501, 503, 603]) {
+      expect([status, referRefusal(status)]).toEqual([status, 'bridge']);
+    }
+    for (const status of [404, 408, 410, 416, 481, 482, 483, 484, 485, 502, 604]) {
+      expect([status, referRefusal(status)]).toEqual([status, 'dialog-gone']);
+    }
+    expect(referRefusal(491)).toBe('retry');
   });
 
   it('reads the status of a refer NOTIFY', () => {
@@ -261,6 +290,58 @@ describe('SipTelephonyLeg between two user agents on 127.0.0.1', () => {
     }
   });
 
+  it('REFER 481, 408 or 404: transfer-failed without a bridge, no third party is dialled', async () => {
+    // 481 and 408 also end the dialog at the dialog layer; 404 (RFC 5057) leaves it to us.
+    for (const status of [481, 408, 404]) {
+      const far = await startFarEnd();
+      far.onRequest = (f, dialog, request, transaction) =>
+        f.layer.respond(dialog, request, transaction, request.method === 'REFER' ? status : 200);
+      const { agent, dialog } = await callFarEnd(far);
+      const { leg, bridged } = legWithBridge(agent, dialog);
+      const outcome = await leg.transfer({ type: 'sip', sipUri: 'sip:desk@pbx.example' });
+      expect(outcome).toMatchObject({ ok: false, code: 'transfer-failed' });
+      expect(outcome.ok ? '' : outcome.message).toContain(`${status}`);
+      expect(outcome.ok ? '' : outcome.message).toContain('no one else is dialled');
+      expect(bridged).toEqual([]);
+    }
+  });
+
+  it('REFER 491: asks once more after the RFC 3261 wait, then bridges a refusal', async () => {
+    const far = await startFarEnd();
+    let refers = 0;
+    far.onRequest = (f, dialog, request, transaction) => {
+      if (request.method === 'REFER') {
+        refers++;
+      }
+      const status = request.method !== 'REFER' ? 200 : refers === 1 ? 491 : 405;
+      f.layer.respond(dialog, request, transaction, status);
+    };
+    const { agent, dialog } = await callFarEnd(far);
+    const { leg, bridged: asked } = legWithBridge(agent, dialog);
+    expect(await leg.transfer({ type: 'sip', sipUri: 'sip:desk@pbx.example' })).toEqual({
+      ok: true,
+    });
+    expect(refers).toBe(2);
+    expect(asked).toHaveLength(1);
+  }, 15_000);
+
+  it('sipVerb dial: no REFER, Parla dials and bridges (refused without a bridge)', async () => {
+    const far = await startFarEnd();
+    const { agent, dialog } = await callFarEnd(far);
+    const dial = {
+      type: 'number',
+      number: '+15557654321',
+      extension: '42',
+      transferPlan: { sipVerb: 'dial' },
+    };
+    const { leg, bridged: asked } = legWithBridge(agent, dialog);
+    expect(await leg.transfer(dial)).toEqual({ ok: true });
+    expect(asked).toEqual([dial]);
+    expect(far.requests.map((r) => r.method)).toEqual([]);
+    const plain = new SipTelephonyLeg({ agent, dialog, rtp: noRtp });
+    expect(await plain.transfer(dial)).toMatchObject({ code: 'transfer-not-supported' });
+  });
+
   it('NOTIFY 486: transfer-failed, no BYE', async () => {
     const far = await startFarEnd();
     far.onRequest = (f, dialog, request, transaction) => {
@@ -271,10 +352,12 @@ describe('SipTelephonyLeg between two user agents on 127.0.0.1', () => {
       }
     };
     const { agent, dialog } = await callFarEnd(far);
-    const leg = new SipTelephonyLeg({ agent, dialog, rtp: noRtp });
+    // The transferee took the REFER: its failure is the outcome, not a case for a bridge.
+    const { leg, bridged } = legWithBridge(agent, dialog);
     const outcome = await leg.transfer({ type: 'sip', sipUri: 'sip:desk@pbx.example' });
     expect(outcome).toMatchObject({ ok: false, code: 'transfer-failed' });
     expect(outcome.ok ? '' : outcome.message).toContain('486');
+    expect(bridged).toEqual([]);
     expect(dialog.state).toBe('confirmed');
     expect(far.requests.map((r) => r.method)).toEqual(['REFER']);
   });
@@ -433,7 +516,6 @@ describe.skipIf(!hasSipp)('SipTelephonyLeg against SIPp as the transferee', () =
     const { agent, dialog } = await callFarEnd(sipp);
     const leg = new SipTelephonyLeg({ agent, dialog, rtp: noRtp });
     const refused = await leg.transfer(destination);
-    console.log('REFUSED', refused);
     expect(refused).toMatchObject({ ok: false, code: 'transfer-refused' });
     expect(dialog.state).toBe('confirmed');
     await agent.hangUp(dialog);

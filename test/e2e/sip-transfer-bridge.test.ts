@@ -17,6 +17,7 @@ import {
   startSippUas,
   useSipHarness,
 } from '../calls/sip-call-harness.js';
+import { liveCallOn, numberOnTrunk } from './sip-transfer-support.js';
 
 const h = useSipHarness();
 
@@ -47,24 +48,8 @@ describe.skipIf(!hasSipp)('a transfer bridged by Parla when the REFER is refused
     async () => {
       const destinationPort = await freeUdpPort();
       // One trunk: SIPp calls in from 127.0.0.1, and its outbound gateway is the destination.
-      const [, credential] = await h.post('/credential', {
-        provider: 'byo-sip-trunk',
-        gateways: [{ ip: '127.0.0.1', port: destinationPort }],
-      });
-      // A tone assistant: what comes back as the caller's own sound came through the bridge.
-      const [, assistant] = await h.post('/assistant', {
-        name: 'SIP bridge test',
-        metadata: { echoMode: 'tone' },
-      });
       const number = '+15550009400';
-      const [status, phoneNumber] = await h.post('/phone-number', {
-        provider: 'byo-phone-number',
-        number,
-        credentialId: credential.id,
-        assistantId: assistant.id,
-      });
-      expect(status).toBe(201);
-      const phoneNumberId = phoneNumber.id as string;
+      const phoneNumberId = await numberOnTrunk(h, number, destinationPort);
       const destination = startSippUas('transfer-destination-echo.xml', destinationPort, [
         '-mp',
         String(sippMediaPort()),
@@ -81,24 +66,9 @@ describe.skipIf(!hasSipp)('a transfer bridged by Parla when the REFER is refused
         ]),
         tmpdir(),
       );
-      let callId: string | undefined;
-      await expect
-        .poll(
-          async () => {
-            const call = (
-              await h.store.resources.calls.list(h.orgId, {
-                limit: 5,
-                equals: { phoneNumberId },
-              })
-            )[0];
-            callId = call?.id;
-            return call?.status;
-          },
-          { timeout: 15_000, interval: 50 },
-        )
-        .toBe('in-progress');
+      const callId = await liveCallOn(h, phoneNumberId);
       // The caller talks: the same loud μ-law byte every 20 ms, to Parla's port for the caller.
-      const session = h.engine.session(callId!)!;
+      const session = h.engine.session(callId)!;
       let seq = 0;
       // Parla sends from the port it receives on (symmetric RTP).
       let parlaPort: number | undefined;
@@ -134,7 +104,7 @@ describe.skipIf(!hasSipp)('a transfer bridged by Parla when the REFER is refused
       }
       await expect.poll(() => h.sip.bridges.size, { timeout: 5000 }).toBe(0);
       await session.done;
-      const stored = await h.store.resources.calls.get(h.orgId, callId!);
+      const stored = await h.store.resources.calls.get(h.orgId, callId);
       expect(stored).toMatchObject({
         status: 'ended',
         endedReason: 'assistant-forwarded-call',

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { hasSipp, runSipp } from '../support/sipp.js';
 import { sippArgs, sippMediaPort, useSipHarness } from '../calls/sip-call-harness.js';
+import { liveCallOn } from './sip-transfer-support.js';
 
 const h = useSipHarness();
 
@@ -23,18 +24,8 @@ describe.skipIf(!hasSipp)('a blind transfer of an inbound SIP call with REFER', 
         sippArgs(h, 'transfer-inbound.xml', ['-s', number, '-mp', String(sippMediaPort())]),
         tmpdir(),
       );
-      let callId: string | undefined;
-      await expect
-        .poll(
-          async () => {
-            const call = (await h.callsOf(phoneNumberId))[0];
-            callId = call?.id as string | undefined;
-            return call?.status;
-          },
-          { timeout: 15_000, interval: 50 },
-        )
-        .toBe('in-progress');
-      const session = h.engine.session(callId!)!;
+      const callId = await liveCallOn(h, phoneNumberId);
+      const session = h.engine.session(callId)!;
       const statuses: string[] = [];
       const watch = setInterval(() => {
         if (statuses.at(-1) !== session.state) {

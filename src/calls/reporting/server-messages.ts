@@ -1,6 +1,7 @@
 import { toolCallItem as sharedToolCallItem } from '../../core/tool-call-item.js';
 import type { Doc } from '../../store/resource-store.js';
 import type { ObservedEvent, ToolCallRequest, ToolCallResult } from '../call-observer.js';
+import { TRANSFER_UPDATE, transferUpdateMessage } from './transfer-update.js';
 import type { WebhookOutcome } from './webhook-sender.js';
 
 /** The part of a server message that depends on the event (the envelope adds the rest). */
@@ -55,6 +56,8 @@ export function eventMessage(event: ObservedEvent): EventMessage | null {
       return { type: 'voice-input', fields: { input: text(event.input) }, keep: false };
     case 'user-interrupted':
       return { type: 'user-interrupted', fields: { turnId: num(event.turnId) }, keep: false };
+    case TRANSFER_UPDATE:
+      return transferUpdateMessage(event);
     case 'hang':
       return { type: 'hang', fields: {}, keep: false };
     default:
