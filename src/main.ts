@@ -6,6 +6,7 @@ import { providerSettingsOf } from './calls/pipeline-call-params.js';
 import { createCallReporter } from './calls/reporting/call-reporter.js';
 import { loadPriceTable } from './calls/reporting/price-table.js';
 import { PhoneCallStarter } from './calls/phone-call-starter.js';
+import { SipCodecs } from './calls/sip-codecs.js';
 import { SipServer } from './calls/sip-server.js';
 import { sweepStaleCalls } from './calls/stale-call-sweeper.js';
 import { WebsocketCallStarter } from './calls/websocket-call-starter.js';
@@ -94,6 +95,7 @@ async function main(): Promise<void> {
     rtpPortMin: config.rtpPortMin,
     rtpPortMax: config.rtpPortMax,
     rtpInactivityTimeoutMs: config.rtpInactivityTimeoutMs,
+    codecs: SipCodecs.parse(config.sipCodecs),
     log,
   }).catch((error: unknown) => {
     // Another process on the SIP port must not keep the API and websocket calls down.

@@ -13,8 +13,6 @@ import type { RtpPortAllocator } from '../transports/rtp/rtp-port-allocator.js';
 import { RtpSession } from '../transports/rtp/rtp-session.js';
 import type { SipDialog } from '../transports/sip/dialog.js';
 import {
-  PCMA,
-  PCMU,
   answerOffer,
   createOffer,
   readAnswer,
@@ -24,6 +22,7 @@ import { parseSdp, serializeSdp } from '../transports/sip/sdp.js';
 import type { SipUserAgent } from '../transports/sip/sip-user-agent.js';
 import { extensionSteps, ringTimeoutOf, type BridgeRoute } from './sip-bridge-route.js';
 import type { SipCallMedia } from './sip-call-media.js';
+import { SipCodecs } from './sip-codecs.js';
 import { codecName } from './sip-live-calls.js';
 import { dialGateway, type GatewayOutcome } from './sip-outbound-dial.js';
 import { failureMessage, shouldTryNextGateway } from './sip-outbound-plan.js';
@@ -31,7 +30,6 @@ import { BridgedLegDtmf, newBridgeDtmfStats } from './sip-bridge-dtmf.js';
 import type { TransferOutcome } from './telephony-leg.js';
 
 const FRAME_MS = 20;
-const FRAME_SAMPLES = 160;
 const MAX_CATCH_UP_FRAMES = 5;
 /** A key sent as INFO without a Duration is taken to be held this long. */
 const DTMF_INFO_DEFAULT_MS = 100;
@@ -59,6 +57,11 @@ export interface SipBridgesOptions {
   readonly rtpBindAddress: string;
   readonly mediaAddress: string;
   readonly rtpInactivityTimeoutMs?: number;
+  /**
+   * Codecs of SIP calls (PARLA_SIP_CODECS); default SipCodecs.parse(). The new leg offers only
+   * those of the caller's rate, so frames relay without resampling.
+   */
+  readonly codecs?: SipCodecs;
   readonly log: (error: unknown, message: string) => void;
 }
 
@@ -156,14 +159,22 @@ export class SipBridges {
       return undefined;
     }
     const local = { ...leg.local, sessionVersion: leg.local.sessionVersion + 1 };
-    const result = answerOffer(parsed.session, local);
+    // Either leg keeps its rate (the relay does not resample).
+    const result = answerOffer(parsed.session, {
+      ...local,
+      codecs: SipCodecs.keepRate(local.codecs, leg.rtp.sampleRateHz),
+    });
     if (!result.ok || result.answer === undefined) {
       return undefined;
     }
     const { negotiated } = result;
     leg.local = local;
     leg.rtp.setRemote({ address: negotiated.remoteAddress, port: negotiated.remotePort });
-    leg.rtp.setCodec(codecName(negotiated), negotiated.payloadType);
+    leg.rtp.setCodec(
+      codecName(negotiated),
+      negotiated.payloadType,
+      negotiated.telephoneEventPayloadType,
+    );
     leg.receiving = negotiated.direction === 'sendrecv' || negotiated.direction === 'recvonly';
     leg.sending = negotiated.direction === 'sendrecv' || negotiated.direction === 'sendonly';
     leg.dtmf.eventsOut = leg.rtp.canSendDtmf && negotiated.telephoneEventPayloadType !== undefined;
@@ -189,11 +200,16 @@ export class SipBridges {
     if (extension !== undefined && 'message' in extension) {
       return { ok: false, code: 'invalid-destination', message: extension.message };
     }
+    const offered = (this.options.codecs ?? SipCodecs.parse()).atRate(caller.rtp.sampleRateHz);
+    if (offered.length === 0) {
+      return { ok: false, code: 'transfer-failed', message: "No codec at the caller's rate" };
+    }
+    const first = offered[0]!;
     const rtp = await RtpSession.open({
       allocator: this.options.allocator,
       bindAddress: this.options.rtpBindAddress,
-      codec: 'PCMU',
-      payloadType: 0,
+      codec: SipCodecs.rtpCodec(first),
+      payloadType: first.staticPayloadType ?? first.dynamicPayloadType ?? 96,
       telephoneEventPayloadType: TELEPHONE_EVENT_PT,
       onDtmf: (event) => this.relayDtmf(rtp, event),
     }).catch((error: unknown) => {
@@ -207,7 +223,7 @@ export class SipBridges {
     const local: LocalAudio = {
       address: this.options.mediaAddress,
       port: rtp.localPort,
-      codecs: [PCMU, PCMA],
+      codecs: offered,
       telephoneEvent: true,
       ptimeMs: FRAME_MS,
       sessionId: String(randomInt(1, 2 ** 47)),
@@ -273,7 +289,11 @@ export class SipBridges {
     caller.release();
     const { negotiated } = answer;
     rtp.setRemote({ address: negotiated.remoteAddress, port: negotiated.remotePort });
-    rtp.setCodec(codecName(negotiated), negotiated.payloadType);
+    rtp.setCodec(
+      codecName(negotiated),
+      negotiated.payloadType,
+      negotiated.telephoneEventPayloadType,
+    );
     rtp.setReceiving(true);
     const nowMs = performance.now();
     const leg = (
@@ -371,7 +391,7 @@ function relay(from: Leg, to: Leg): void {
   const { samples } = from.rtp.pullFrame();
   if (to.sending) {
     to.rtp.sendFrame(
-      samples.length === FRAME_SAMPLES ? samples : samples.subarray(0, FRAME_SAMPLES),
+      samples.length === to.rtp.frameSamples ? samples : samples.subarray(0, to.rtp.frameSamples),
     );
   }
 }

@@ -1,16 +1,19 @@
 import type { CallTransport } from '../transports/websocket/types.js';
 import type { RtpSession } from '../transports/rtp/rtp-session.js';
 
-const FRAME_SAMPLES = 160;
 const FRAME_MS = 20;
 /** At most this many frames are caught up in one tick after the event loop stalled. */
 const MAX_CATCH_UP_FRAMES = 5;
-/** Assistant audio buffered ahead of the RTP clock: 2 s at 8 kHz. Beyond it frames are dropped. */
-const OUT_BUFFER_SAMPLES = 16_000;
+/** Assistant audio buffered ahead of the RTP clock. Beyond it frames are dropped. */
+const OUT_BUFFER_MS = 2000;
 
 export interface SipCallMediaOptions {
+  /**
+   * The call's RTP session; its sampleRateHz and frameSamples (8 kHz G.711, 16 kHz G.722 and
+   * Opus) size the frames both ways, for the life of the call.
+   */
   readonly rtp: RtpSession;
-  /** Caller audio, 20 ms of 8 kHz PCM16 per call; the array is the receiver's (transferable). */
+  /** Caller audio, 20 ms of PCM16 at the session's rate per call; the receiver's array. */
   readonly onCallerAudio: (samples: Int16Array) => void;
   /** The call session closed its transport: hang up the SIP side (BYE) with this reason. */
   readonly onClose: (reason: string) => void;
@@ -28,9 +31,13 @@ export class SipCallMedia implements CallTransport {
   maxBufferedBytes = 0;
   /** False while the SDP says we must not send (the caller holds the call: we are recvonly). */
   sending = true;
+  /** The rate of the audio both ways: sendAudio() takes it, onCallerAudio gets it. */
+  readonly sampleRateHz: number;
+  private readonly frameSamples: number;
+  private readonly bufferSamples: number;
   private readonly now: () => number;
-  private readonly ring = new Int16Array(OUT_BUFFER_SAMPLES);
-  private readonly frame = new Int16Array(FRAME_SAMPLES);
+  private readonly ring: Int16Array;
+  private readonly frame: Int16Array;
   private readIndex = 0;
   private buffered = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -40,6 +47,11 @@ export class SipCallMedia implements CallTransport {
 
   constructor(private readonly options: SipCallMediaOptions) {
     this.now = options.now ?? (() => performance.now());
+    this.sampleRateHz = options.rtp.sampleRateHz;
+    this.frameSamples = options.rtp.frameSamples;
+    this.bufferSamples = (this.sampleRateHz * OUT_BUFFER_MS) / 1000;
+    this.ring = new Int16Array(this.bufferSamples);
+    this.frame = new Int16Array(this.frameSamples);
   }
 
   /** Starts the 20 ms clock (after the call is answered). */
@@ -71,13 +83,13 @@ export class SipCallMedia implements CallTransport {
     if (this.closed) {
       return false;
     }
-    const free = OUT_BUFFER_SAMPLES - this.buffered;
+    const free = this.bufferSamples - this.buffered;
     if (samples.length > free) {
       this.droppedAudioFrames++;
       return false;
     }
-    const write = (this.readIndex + this.buffered) % OUT_BUFFER_SAMPLES;
-    const first = Math.min(samples.length, OUT_BUFFER_SAMPLES - write);
+    const write = (this.readIndex + this.buffered) % this.bufferSamples;
+    const first = Math.min(samples.length, this.bufferSamples - write);
     this.ring.set(samples.subarray(0, first), write);
     if (first < samples.length) {
       this.ring.set(samples.subarray(first), 0);
@@ -144,32 +156,34 @@ export class SipCallMedia implements CallTransport {
   private pullCaller(): void {
     const pulled = this.options.rtp.pullFrame();
     // The copy is transferred to the worker, so it cannot be reused.
-    this.options.onCallerAudio(pulled.samples.slice(0, FRAME_SAMPLES));
+    this.options.onCallerAudio(pulled.samples.slice(0, this.frameSamples));
   }
 
   private sendAssistant(): void {
     const frame = this.frame;
     // While DTMF goes out the voice waits in the ring (the sender drops what it is given then).
-    const count = this.options.rtp.sendingDtmf ? 0 : Math.min(this.buffered, FRAME_SAMPLES);
+    const count = this.options.rtp.sendingDtmf ? 0 : Math.min(this.buffered, this.frameSamples);
     if (count > 0) {
       if (!this.talking) {
         this.talking = true;
         this.options.rtp.markTalkspurt();
       }
-      const first = Math.min(count, OUT_BUFFER_SAMPLES - this.readIndex);
+      const first = Math.min(count, this.bufferSamples - this.readIndex);
       frame.set(this.ring.subarray(this.readIndex, this.readIndex + first));
       if (first < count) {
         frame.set(this.ring.subarray(0, count - first), first);
       }
       // The end of an utterance that is not a whole frame is padded with silence.
       frame.fill(0, count);
-      this.readIndex = (this.readIndex + count) % OUT_BUFFER_SAMPLES;
+      this.readIndex = (this.readIndex + count) % this.bufferSamples;
       this.buffered -= count;
     } else {
       this.talking = false;
       frame.fill(0);
     }
-    if (this.sending) {
+    // The session keeps its rate for the call's life (sip-codecs.ts); were it to change, the
+    // frames would no longer fit and are held back rather than thrown at the session.
+    if (this.sending && this.options.rtp.frameSamples === this.frameSamples) {
       this.options.rtp.sendFrame(frame);
     }
   }

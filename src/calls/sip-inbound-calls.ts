@@ -9,7 +9,7 @@ import type { RtpPortAllocator } from '../transports/rtp/rtp-port-allocator.js';
 import { RtpSession } from '../transports/rtp/rtp-session.js';
 import type { DialogEndReason } from '../transports/sip/dialog-layer.js';
 import type { SipDialog } from '../transports/sip/dialog.js';
-import { PCMA, PCMU, answerOffer, type LocalAudio } from '../transports/sip/sdp-offer-answer.js';
+import { answerOffer, type LocalAudio } from '../transports/sip/sdp-offer-answer.js';
 import { serializeSdp } from '../transports/sip/sdp.js';
 import type {
   IncomingInvite,
@@ -24,6 +24,7 @@ import { SipInboundAnnouncements } from './sip-inbound-announcement.js';
 import { decideInbound } from './sip-inbound-decision.js';
 import { endStored, inboundCallDoc, offerOf } from './sip-inbound-records.js';
 import { SipCallMedia } from './sip-call-media.js';
+import { SipCodecs } from './sip-codecs.js';
 import {
   codecName,
   ENDED_REASON_CUSTOMER_ENDED,
@@ -39,8 +40,6 @@ export const ENDED_REASON_RTP_TIMEOUT = 'call.in-progress.error-sip-rtp-timeout'
 export const ENDED_REASON_NO_ACK = 'call.in-progress.error-sip-inbound-call-failed-to-connect';
 /** No media could be set up: no common codec, no free RTP port. */
 export const ENDED_REASON_MEDIA = 'call.start.error-get-transport';
-
-const TRANSPORT_SAMPLE_RATE_HZ = 8000;
 
 export interface SipInboundCallsOptions {
   readonly store: Store;
@@ -67,6 +66,8 @@ export interface SipInboundCallsOptions {
   readonly digestRealm?: string;
   /** Transfers whose REFER is refused are dialled through the number's trunk and bridged. */
   readonly bridges?: SipBridges;
+  /** Codecs answered, in our order (PARLA_SIP_CODECS); default SipCodecs.parse(). */
+  readonly codecs?: SipCodecs;
   readonly log: (error: unknown, message: string) => void;
 }
 
@@ -235,7 +236,9 @@ export class SipInboundCalls implements SipCallHandler {
     let params;
     try {
       const internal = (await store.resources.calls.getInternal(orgId, call.id)) ?? call;
-      params = await this.options.builder.build(orgId, internal, TRANSPORT_SAMPLE_RATE_HZ);
+      // The pipeline runs at the negotiated codec's rate: 8 kHz G.711, 16 kHz G.722 and Opus.
+      const transportRateHz = SipCodecs.transportRateHz(probe.negotiated.codec);
+      params = await this.options.builder.build(orgId, internal, transportRateHz);
     } catch (error) {
       if (error instanceof CallStartError) {
         await failed(480, error.endedReason, error.message);
@@ -336,7 +339,7 @@ export class SipInboundCalls implements SipCallHandler {
     return {
       address: this.options.mediaAddress,
       port,
-      codecs: [PCMU, PCMA],
+      codecs: (this.options.codecs ?? SipCodecs.parse()).codecs,
       telephoneEvent: true,
       ptimeMs: 20,
       sessionId: String(randomInt(1, 2 ** 47)),

@@ -9,6 +9,7 @@ import {
 import { parseSdp, serializeSdp } from '../transports/sip/sdp.js';
 import type { CallSession } from './call-session.js';
 import type { SipCallMedia } from './sip-call-media.js';
+import { SipCodecs } from './sip-codecs.js';
 import type { KeypadInput } from './sip-keypad-input.js';
 import type { SipTelephonyLeg } from './sip-telephony-leg.js';
 import { ENDED_REASON_FORWARDED } from './telephony-leg.js';
@@ -30,8 +31,9 @@ export interface LiveSipCall {
   leg?: SipTelephonyLeg;
 }
 
+/** The RTP codec of a negotiation (PCMU, PCMA, G722 or opus). */
 export function codecName(negotiated: NegotiatedAudio): RtpCodecName {
-  return negotiated.codec.encoding.toUpperCase() === 'PCMA' ? 'PCMA' : 'PCMU';
+  return SipCodecs.rtpCodec(negotiated.codec);
 }
 
 /**
@@ -91,7 +93,9 @@ export class SipLiveCalls {
   /**
    * A re-INVITE or UPDATE: hold (sendonly/inactive from the far end stops the inactivity
    * timeout), a new address or a codec change. Without an offer, our last SDP is offered again.
-   * Returns our answer, or undefined to refuse (488).
+   * The pipeline's rate is fixed for the call, so a new codec must run at the session's rate
+   * (G.722 ↔ Opus, PCMU ↔ PCMA): the other codecs are left out of the answer. Returns our
+   * answer, or undefined to refuse (488).
    */
   onOffer(dialog: SipDialog, body: Buffer | undefined): Buffer | undefined {
     const live = this.#calls.get(dialog.id);
@@ -106,14 +110,21 @@ export class SipLiveCalls {
       return undefined;
     }
     const local = { ...live.local, sessionVersion: live.local.sessionVersion + 1 };
-    const result = answerOffer(parsed.session, local);
+    const result = answerOffer(parsed.session, {
+      ...local,
+      codecs: SipCodecs.keepRate(local.codecs, live.rtp.sampleRateHz),
+    });
     if (!result.ok || result.answer === undefined) {
       return undefined;
     }
     const { negotiated } = result;
     live.local = local;
     live.rtp.setRemote({ address: negotiated.remoteAddress, port: negotiated.remotePort });
-    live.rtp.setCodec(codecName(negotiated), negotiated.payloadType);
+    live.rtp.setCodec(
+      codecName(negotiated),
+      negotiated.payloadType,
+      negotiated.telephoneEventPayloadType,
+    );
     live.media.sending = negotiated.direction === 'sendrecv' || negotiated.direction === 'sendonly';
     // On hold (the far end sendonly or inactive) silence from it is expected.
     live.rtp.setReceiving(negotiated.direction === 'sendrecv');

@@ -15,12 +15,11 @@ import { RtpSession } from '../transports/rtp/rtp-session.js';
 import type { DialogEndReason } from '../transports/sip/dialog-layer.js';
 import type { SipDialog } from '../transports/sip/dialog.js';
 import {
-  PCMA,
-  PCMU,
   createOffer,
   readAnswer,
   type LocalAudio,
   type NegotiatedAudio,
+  type SdpCodec,
   type NegotiationResult,
 } from '../transports/sip/sdp-offer-answer.js';
 import { parseSdp, serializeSdp } from '../transports/sip/sdp.js';
@@ -29,6 +28,7 @@ import type { CallEngine } from './call-engine.js';
 import { CallStartError, type CallParamsBuilder } from './call-params-builder.js';
 import type { CallSession } from './call-session.js';
 import { SipCallMedia } from './sip-call-media.js';
+import { SipCodecs } from './sip-codecs.js';
 import { codecName, SipLiveCalls, type LiveSipCall } from './sip-live-calls.js';
 import type { SipBridges } from './sip-bridge.js';
 import type { NumberOf } from './sip-bridge-route.js';
@@ -54,7 +54,6 @@ export const DEFAULT_RING_TIMEOUT_MS = 30_000;
  * gateway that never answers (Timer B, 64·T1 = 32 s) and a failover to the next.
  */
 const DIAL_MARGIN_MS = 45_000;
-const TRANSPORT_SAMPLE_RATE_HZ = 8000;
 const TELEPHONE_EVENT_PT = 101;
 
 export interface SipOutboundCallsOptions {
@@ -69,6 +68,11 @@ export interface SipOutboundCallsOptions {
   readonly ringTimeoutMs?: number;
   /** Transfers whose REFER is refused are dialled through the call's trunk and bridged. */
   readonly bridges?: SipBridges;
+  /**
+   * Codecs of SIP calls (PARLA_SIP_CODECS); default SipCodecs.parse(). The pipeline is built
+   * before the answer, so we offer only the codecs of the first one's rate.
+   */
+  readonly codecs?: SipCodecs;
   readonly log: (error: unknown, message: string) => void;
 }
 
@@ -133,10 +137,13 @@ export class SipOutboundCalls {
       return ended(plan.endedReason, plan.message);
     }
     const { trunk, attempts, from } = plan;
+    const codecs = this.options.codecs ?? SipCodecs.parse();
+    const transportRateHz = codecs.preferredRateHz;
+    const offered = codecs.atRate(transportRateHz);
     let params;
     try {
       const internal = (await store.resources.calls.getInternal(orgId, call.id)) ?? call;
-      params = await this.options.builder.build(orgId, internal, TRANSPORT_SAMPLE_RATE_HZ);
+      params = await this.options.builder.build(orgId, internal, transportRateHz);
     } catch (error) {
       if (error instanceof CallStartError) {
         return ended(error.endedReason, error.message);
@@ -144,7 +151,7 @@ export class SipOutboundCalls {
       throw error;
     }
     const slot: CallSlot = {};
-    const rtp = await this.openRtp(slot);
+    const rtp = await this.openRtp(slot, offered[0]!);
     if (rtp === undefined) {
       return ended(ENDED_REASON_TRANSPORT, 'No free RTP port');
     }
@@ -164,7 +171,7 @@ export class SipOutboundCalls {
       ...(controlUrl !== undefined && { controlUrl }),
     };
     const session = engine.session(call.id)!;
-    const local = this.localAudio(rtp.localPort);
+    const local = this.localAudio(rtp.localPort, offered);
     const { extension } = (call.customer ?? {}) as Doc;
     void this.dial({
       slot,
@@ -200,12 +207,12 @@ export class SipOutboundCalls {
     return this.live.onOffer(dialog, body);
   }
 
-  private async openRtp(slot: CallSlot): Promise<RtpSession | undefined> {
+  private async openRtp(slot: CallSlot, first: SdpCodec): Promise<RtpSession | undefined> {
     const rtp = await RtpSession.open({
       allocator: this.options.allocator,
       bindAddress: this.options.rtpBindAddress,
-      codec: 'PCMU',
-      payloadType: 0,
+      codec: SipCodecs.rtpCodec(first),
+      payloadType: first.staticPayloadType ?? first.dynamicPayloadType ?? 96,
       // Our offer's telephone-event payload type, which the answer keeps (RFC 3264 §6.1).
       telephoneEventPayloadType: TELEPHONE_EVENT_PT,
       ...(this.options.rtpInactivityTimeoutMs !== undefined && {
@@ -299,7 +306,11 @@ export class SipOutboundCalls {
     const agent = this.agent!;
     const { session, rtp } = call;
     rtp.setRemote({ address: negotiated.remoteAddress, port: negotiated.remotePort });
-    rtp.setCodec(codecName(negotiated), negotiated.payloadType);
+    rtp.setCodec(
+      codecName(negotiated),
+      negotiated.payloadType,
+      negotiated.telephoneEventPayloadType,
+    );
     rtp.setReceiving(negotiated.direction === 'sendrecv' || negotiated.direction === 'recvonly');
     const media = new SipCallMedia({
       rtp,
@@ -367,11 +378,11 @@ export class SipOutboundCalls {
   }
 
   /** 180/183: the stored call shows `ringing` (the session itself is still waiting). */
-  private localAudio(port: number): LocalAudio {
+  private localAudio(port: number, codecs: readonly SdpCodec[]): LocalAudio {
     return {
       address: this.options.mediaAddress,
       port,
-      codecs: [PCMU, PCMA],
+      codecs,
       telephoneEvent: true,
       ptimeMs: 20,
       sessionId: String(randomInt(1, 2 ** 47)),

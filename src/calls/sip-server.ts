@@ -11,6 +11,7 @@ import type { SipTimerConfig } from '../transports/sip/timers.js';
 import type { CallEngine } from './call-engine.js';
 import type { CallParamsBuilder } from './call-params-builder.js';
 import { SipBridges } from './sip-bridge.js';
+import { SipCodecs } from './sip-codecs.js';
 import { SipInboundCalls } from './sip-inbound-calls.js';
 import { SipOutboundCalls } from './sip-outbound-calls.js';
 import { SipRegistrations } from './sip-outbound-registrations.js';
@@ -28,6 +29,8 @@ export interface SipServerOptions {
   readonly rtpPortMin: number;
   readonly rtpPortMax: number;
   readonly rtpInactivityTimeoutMs?: number;
+  /** Codecs of SIP calls, most preferred first (PARLA_SIP_CODECS); default SipCodecs.parse(). */
+  readonly codecs?: SipCodecs;
   readonly timers?: SipTimerConfig;
   /** Also listen on TCP. Default true. */
   readonly tcp?: boolean;
@@ -135,6 +138,7 @@ export class SipServer {
       ...(options.rtpInactivityTimeoutMs !== undefined && {
         rtpInactivityTimeoutMs: options.rtpInactivityTimeoutMs,
       }),
+      codecs: options.codecs ?? SipCodecs.parse(),
       log: options.log,
     };
     const bridges = new SipBridges(media);

@@ -3,10 +3,32 @@ import { join } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { ParlaError } from '../core/errors.js';
 import { packageRoot } from '../core/package-root.js';
-import { ConfigSchema, ENV_NAMES, type Config } from './schema.js';
+import { ConfigSchema, ENV_NAMES, SIP_CODEC_NAMES, type Config } from './schema.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 type Key = keyof typeof ENV_NAMES;
+
+/** Used when config/default.json predates the setting. */
+const DEFAULT_SIP_CODECS = 'PCMU,PCMA,G722,opus';
+
+/**
+ * The sipCodecs list in canonical spelling (`pcmu, G722` → `PCMU,G722`), or a problem naming the
+ * unknown or repeated entry.
+ */
+function normalizeSipCodecs(list: string): { value: string } | { problem: string } {
+  const names: string[] = [];
+  for (const raw of list.split(',')) {
+    const name = SIP_CODEC_NAMES.find((known) => known.toLowerCase() === raw.trim().toLowerCase());
+    if (name === undefined) {
+      return { problem: `"${raw.trim()}" is not one of ${SIP_CODEC_NAMES.join(', ')}` };
+    }
+    if (names.includes(name)) {
+      return { problem: `${name} is listed twice` };
+    }
+    names.push(name);
+  }
+  return { value: names.join(',') };
+}
 
 function parseEnvValue(key: Key, raw: string, defaults: Record<string, unknown>): unknown {
   if (typeof defaults[key] !== 'number') {
@@ -24,7 +46,7 @@ function parseEnvValue(key: Key, raw: string, defaults: Record<string, unknown>)
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
   const defaultsPath = join(packageRoot(), 'config', 'default.json');
   const defaults = JSON.parse(readFileSync(defaultsPath, 'utf8')) as Record<string, unknown>;
-  const merged: Record<string, unknown> = { ...defaults };
+  const merged: Record<string, unknown> = { sipCodecs: DEFAULT_SIP_CODECS, ...defaults };
   for (const key of Object.keys(ENV_NAMES) as Key[]) {
     const raw = env[ENV_NAMES[key]];
     if (raw !== undefined) {
@@ -46,6 +68,14 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     problems.push(
       `config rtpPortMin (PARLA_RTP_PORT_MIN) must not exceed rtpPortMax (PARLA_RTP_PORT_MAX)`,
     );
+  }
+  if (problems.length === 0) {
+    const codecs = normalizeSipCodecs(config.sipCodecs);
+    if ('problem' in codecs) {
+      problems.push(`config sipCodecs (PARLA_SIP_CODECS): ${codecs.problem}`);
+    } else {
+      merged.sipCodecs = codecs.value;
+    }
   }
   if (problems.length === 0 && config.publicUrl !== '' && !URL.canParse(config.publicUrl)) {
     problems.push(

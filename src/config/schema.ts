@@ -2,6 +2,9 @@ import { Type, type Static } from '@sinclair/typebox';
 
 const Port = Type.Integer({ minimum: 0, maximum: 65535 });
 
+/** The codecs PARLA_SIP_CODECS may list, as SDP spells them. */
+export const SIP_CODEC_NAMES = ['PCMU', 'PCMA', 'G722', 'opus'] as const;
+
 /** Every setting, its type and limits. Defaults live in config/default.json. */
 export const ConfigSchema = Type.Object(
   {
@@ -25,6 +28,12 @@ export const ConfigSchema = Type.Object(
       maxLength: 253,
       description:
         'Address given to SIP peers in Via, Contact and SDP (the public or trunk-facing IP); empty means host',
+    }),
+    sipCodecs: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description:
+        'Codecs of SIP calls, most preferred first: a comma list of PCMU, PCMA, G722, opus',
     }),
     rtpInactivityTimeoutMs: Type.Integer({
       minimum: 1000,
@@ -87,6 +96,7 @@ export const ENV_NAMES: Readonly<Record<keyof Static<typeof ConfigSchema>, strin
   rtpPortMin: 'PARLA_RTP_PORT_MIN',
   rtpPortMax: 'PARLA_RTP_PORT_MAX',
   sipAdvertisedHost: 'PARLA_SIP_ADVERTISED_HOST',
+  sipCodecs: 'PARLA_SIP_CODECS',
   rtpInactivityTimeoutMs: 'PARLA_RTP_INACTIVITY_TIMEOUT_MS',
   logLevel: 'PARLA_LOG_LEVEL',
   secretKey: 'PARLA_SECRET_KEY',

@@ -10,6 +10,8 @@ function fakeRtp() {
   const frame = { samples: new Int16Array(160).fill(7), sampleRateHz: 8000, ptsMs: 0 };
   const state = { sendingDtmf: false };
   const rtp = {
+    sampleRateHz: 8000,
+    frameSamples: 160,
     get sendingDtmf() {
       return state.sendingDtmf;
     },

@@ -1,8 +1,6 @@
 import { checkRange } from '../check-range.js';
-import { decodeALaw, decodeMuLaw } from '../codecs/g711.js';
-import { readPcm16be } from '../codecs/pcm16.js';
 import { InterarrivalJitter } from './interarrival-jitter.js';
-import { LossConcealer } from './loss-concealer.js';
+import { CodedSlots, PcmSlots, type JitterSlots } from './jitter-slots.js';
 import type {
   JitterBufferFrame,
   JitterBufferOptions,
@@ -35,6 +33,10 @@ const HISTORY_SIZE = 256;
  * inserting silence in quiet passages, and shrinks by dropping quiet frames. After a long
  * underrun the buffer rebuffers to the target delay before playing again.
  *
+ * G.711 and L16 are decoded on push. Stateful codecs ('coded', with a JitterFrameDecoder) are
+ * stored as they came and decoded on pull, in sequence order, with the codec's own concealment
+ * of lost frames when it has one (see jitter-slots.ts).
+ *
  * All storage is preallocated; push() and pull() allocate nothing. pull() returns the same frame
  * object every time.
  */
@@ -47,14 +49,11 @@ export class JitterBuffer {
   readonly capacityFrames: number;
   readonly stats: JitterBufferStats;
   private readonly jitterMultiplier: number;
-  private readonly payloadBytes: number;
   private readonly unwrapper: Seq16Unwrapper;
-  private readonly slotSamples: Int16Array;
+  private readonly slots: JitterSlots;
   private readonly slotSeq: Float64Array;
   private readonly slotFilled: Uint8Array;
-  private readonly slotLevel: Float64Array;
   private readonly history: Float64Array;
-  private readonly concealer: LossConcealer;
   private readonly jitter: InterarrivalJitter;
   private readonly frame: JitterBufferFrame;
   private started: boolean;
@@ -93,15 +92,12 @@ export class JitterBuffer {
     this.maxDelayMs = maxDelayMs;
     this.capacityFrames = Math.ceil(maxDelayMs / FRAME_MS) + 1;
     this.jitterMultiplier = options.jitterMultiplier ?? 4;
-    this.payloadBytes = options.payloadFormat === 'l16' ? frameSamples * 2 : frameSamples;
     this.unwrapper = new Seq16Unwrapper();
-    this.slotSamples = new Int16Array(this.capacityFrames * frameSamples);
+    this.slots = newSlots(options, this.capacityFrames, frameSamples);
     this.slotSeq = new Float64Array(this.capacityFrames);
     this.slotFilled = new Uint8Array(this.capacityFrames);
-    this.slotLevel = new Float64Array(this.capacityFrames);
     this.history = new Float64Array(HISTORY_SIZE).fill(-1);
-    this.concealer = new LossConcealer(frameSamples, options.fadeFrames ?? 3);
-    this.jitter = new InterarrivalJitter(sampleRateHz);
+    this.jitter = new InterarrivalJitter(options.clockRateHz ?? sampleRateHz);
     this.frame = {
       samples: new Int16Array(frameSamples),
       sampleRateHz,
@@ -118,6 +114,7 @@ export class JitterBuffer {
       discarded: 0,
       inserted: 0,
       invalid: 0,
+      decodeErrors: 0,
       currentDepthMs: 0,
       targetDepthMs: roundUpToFrame(minDelayMs),
       jitterMs: 0,
@@ -152,7 +149,7 @@ export class JitterBuffer {
     }
     checkRange(packet.length, payloadOffset, payloadLength);
     const stats = this.stats;
-    if (payloadLength !== this.payloadBytes) {
+    if (!this.slots.isFrame(packet, payloadOffset, payloadLength)) {
       stats.invalid++;
       return 'invalid';
     }
@@ -193,15 +190,7 @@ export class JitterBuffer {
       stats.duplicates++;
       return 'duplicate';
     }
-    const offset = slot * this.frameSamples;
-    if (this.payloadFormat === 'pcmu') {
-      decodeMuLaw(packet, this.slotSamples, payloadOffset, this.frameSamples, offset);
-    } else if (this.payloadFormat === 'pcma') {
-      decodeALaw(packet, this.slotSamples, payloadOffset, this.frameSamples, offset);
-    } else {
-      readPcm16be(packet, this.slotSamples, payloadOffset, this.frameSamples, offset);
-    }
-    storeMeanAbs(this.slotSamples, offset, this.frameSamples, this.slotLevel, slot);
+    this.slots.store(slot, packet, payloadOffset, payloadLength);
     this.slotFilled[slot] = 1;
     this.slotSeq[slot] = seq;
     this.history[seq % HISTORY_SIZE] = seq;
@@ -240,9 +229,13 @@ export class JitterBuffer {
     }
     if (this.excessRun >= ADAPT_AFTER_FRAMES) {
       const slot = this.nextSeq % this.capacityFrames;
+      if (this.isFilled(slot, this.nextSeq)) {
+        // A coded frame is decoded here, in turn, whether it then plays or is dropped.
+        this.slots.prepare(slot);
+      }
       if (
         this.isFilled(slot, this.nextSeq) &&
-        (this.slotLevel[slot]! < QUIET_LEVEL || this.excessRun >= FORCE_SHRINK_AFTER_FRAMES)
+        (this.slots.levels[slot]! < QUIET_LEVEL || this.excessRun >= FORCE_SHRINK_AFTER_FRAMES)
       ) {
         this.slotFilled[slot] = 0;
         this.nextSeq++;
@@ -252,11 +245,15 @@ export class JitterBuffer {
     }
     const slot = this.nextSeq % this.capacityFrames;
     if (this.isFilled(slot, this.nextSeq)) {
-      this.concealer.play(this.slotSamples, slot * this.frameSamples, frame.samples);
-      this.lastLevel[0] = this.slotLevel[slot]!;
+      const decoded = this.slots.play(slot, frame.samples);
+      this.lastLevel[0] = this.slots.levels[slot]!;
       this.slotFilled[slot] = 0;
-      frame.kind = 'audio';
-      frame.sequenceNumber = this.nextSeq & 0xffff;
+      frame.kind = decoded ? 'audio' : 'concealed';
+      frame.sequenceNumber = decoded ? this.nextSeq & 0xffff : -1;
+      if (!decoded) {
+        stats.concealed++;
+        stats.decodeErrors = this.slots.decodeErrors;
+      }
       this.nextSeq++;
       this.stallFrames = 0;
       this.updateDepth();
@@ -271,7 +268,7 @@ export class JitterBuffer {
       // maxDelayMs of it the stream has paused rather than lost packets: rebuffer to the target
       // delay before playing again.
       this.stallFrames++;
-      if (this.stallFrames > this.capacityFrames && this.concealer.faded) {
+      if (this.stallFrames > this.capacityFrames && this.slots.faded) {
         this.playing = false;
         return this.emitSilence();
       }
@@ -300,7 +297,7 @@ export class JitterBuffer {
 
   private conceal(): void {
     const frame = this.frame;
-    this.concealer.conceal(frame.samples);
+    this.slots.conceal(frame.samples);
     this.stats.concealed++;
     frame.kind = 'concealed';
     frame.sequenceNumber = -1;
@@ -373,18 +370,17 @@ function roundUpToFrame(ms: number): number {
   return Math.ceil(ms / FRAME_MS) * FRAME_MS;
 }
 
-/** Stores the mean absolute value of a frame in levels[slot] (not returned: see above). */
-function storeMeanAbs(
-  samples: Int16Array,
-  offset: number,
-  length: number,
-  levels: Float64Array,
-  slot: number,
-): void {
-  let sum = 0;
-  for (let i = 0; i < length; i++) {
-    const s = samples[offset + i]!;
-    sum += s < 0 ? -s : s;
+function newSlots(
+  options: JitterBufferOptions,
+  capacityFrames: number,
+  frameSamples: number,
+): JitterSlots {
+  const fadeFrames = options.fadeFrames ?? 3;
+  if (options.payloadFormat !== 'coded') {
+    return new PcmSlots(options.payloadFormat, capacityFrames, frameSamples, fadeFrames);
   }
-  levels[slot] = sum / length;
+  if (options.decoder === undefined) {
+    throw new RangeError("payloadFormat 'coded' needs a decoder");
+  }
+  return new CodedSlots(options.decoder, capacityFrames, frameSamples, fadeFrames);
 }

@@ -32,7 +32,7 @@ export class RtpReceiverStats {
   private readonly state = new Float64Array(2);
   private hasTransit = false;
 
-  constructor(private readonly clockRateHz: number) {}
+  constructor(private clockRateHz: number) {}
 
   get received(): number {
     return this.receivedCount;
@@ -119,6 +119,18 @@ export class RtpReceiverStats {
     this.receivedCount = 0;
     this.expectedPrior = 0;
     this.receivedPrior = 0;
+  }
+
+  /**
+   * The codec changed to one of another RTP clock (a re-INVITE): the jitter, kept in timestamp
+   * units, starts again; the sequence counts go on (the stream and its SSRC do).
+   */
+  setClockRate(clockRateHz: number): void {
+    if (clockRateHz !== this.clockRateHz) {
+      this.clockRateHz = clockRateHz;
+      this.hasTransit = false;
+      this.state.fill(0);
+    }
   }
 
   /** The figures for one report block; moves the "since last report" mark (A.3). */

@@ -6,13 +6,18 @@ const SLOTS = 16;
 const RESYNC_FRAMES = 1000;
 
 /**
- * Cuts G.711 packets of any ptime (10, 30, 40 ms… as peers send them) into the 20 ms frames
- * the jitter buffer takes, on a grid anchored at the first packet's RTP timestamp. A frame is
- * pushed once all its samples have arrived, with a synthetic sequence number (its frame index)
- * so the jitter buffer still reorders and conceals. Packets of exactly 20 ms on the grid pass
- * straight through. One byte per sample (G.711); all storage preallocated.
+ * Cuts G.711 and G.722 packets of any ptime (10, 30, 40 ms… as peers send them) into the 20 ms
+ * frames the jitter buffer takes, on a grid anchored at the first packet's RTP timestamp. A
+ * frame is pushed once all its bytes have arrived, with a synthetic sequence number (its frame
+ * index) so the jitter buffer still reorders and conceals, and RFC 4733 packets between audio
+ * packets leave no gap. Packets of exactly 20 ms on the grid pass straight through. Both codecs
+ * carry one byte per RTP clock unit (G.722: one byte codes two 16 kHz samples, and the ADPCM
+ * decodes byte by byte, so any byte boundary is a valid cut). All storage preallocated.
+ *
+ * Opus packets cannot be cut: pushPacket() places whole packets on the same grid.
  */
 export class RtpReframer {
+  /** RTP clock units (= payload bytes for push()) in one frame. */
   private readonly frameSamples: number;
   private readonly staged: Uint8Array;
   private readonly covered: Uint8Array;
@@ -23,8 +28,15 @@ export class RtpReframer {
   /** The highest frame index staged; a restarted grid continues after it. */
   private highestFrame = -1;
 
-  constructor(private readonly jitter: Pick<JitterBuffer, 'frameSamples' | 'push'>) {
-    this.frameSamples = jitter.frameSamples;
+  /** Packets of pushPacket() off the frame grid, dropped. */
+  misalignedPackets = 0;
+
+  /** `frameUnits`: RTP clock units per frame; default the buffer's frame (G.711). */
+  constructor(
+    private readonly jitter: Pick<JitterBuffer, 'frameSamples' | 'push'>,
+    frameUnits = jitter.frameSamples,
+  ) {
+    this.frameSamples = frameUnits;
     this.staged = new Uint8Array(SLOTS * this.frameSamples);
     this.covered = new Uint8Array(SLOTS * this.frameSamples);
     this.coveredCount = new Int32Array(SLOTS);
@@ -50,20 +62,7 @@ export class RtpReframer {
   /** Pushes the whole frames this packet completes. Returns how many were pushed. */
   push(timestamp: number, data: Uint8Array, offset: number, length: number, nowMs: number): number {
     const n = this.frameSamples;
-    if (!this.started) {
-      this.anchorAt(timestamp);
-    }
-    // Sample position relative to the anchor, wrap-aware (a signed 32-bit difference).
-    let delta = (timestamp - this.anchor[0]!) | 0;
-    if (Math.abs(delta) > RESYNC_FRAMES * n) {
-      this.reset();
-      this.anchorAt(timestamp);
-      delta = 0;
-    }
-    const position = this.anchor[1]! + delta;
-    // Keep the anchor near the stream so the 32-bit difference never overflows.
-    this.anchor[0] = timestamp;
-    this.anchor[1] = position;
+    const position = this.position(timestamp);
     let pushed = 0;
     let index = 0;
     while (index < length) {
@@ -77,6 +76,50 @@ export class RtpReframer {
       index += take;
     }
     return pushed;
+  }
+
+  /**
+   * Pushes one whole packet (Opus) as the frame its timestamp falls on. Returns 1, or 0 for a
+   * packet off the grid (counted); the jitter buffer refuses packets that are not 20 ms.
+   */
+  pushPacket(
+    timestamp: number,
+    data: Uint8Array,
+    offset: number,
+    length: number,
+    nowMs: number,
+  ): number {
+    const n = this.frameSamples;
+    const position = this.position(timestamp);
+    const frame = Math.floor(position / n);
+    if (frame < 0 || position !== frame * n) {
+      this.misalignedPackets++;
+      return 0;
+    }
+    if (frame > this.highestFrame) {
+      this.highestFrame = frame;
+    }
+    this.jitter.push(frame % 0x10000, (frame * n) >>> 0, data, nowMs, offset, length);
+    return 1;
+  }
+
+  /** The packet's clock position on the grid, anchoring or re-anchoring the grid as needed. */
+  private position(timestamp: number): number {
+    if (!this.started) {
+      this.anchorAt(timestamp);
+    }
+    // Position relative to the anchor, wrap-aware (a signed 32-bit difference).
+    let delta = (timestamp - this.anchor[0]!) | 0;
+    if (Math.abs(delta) > RESYNC_FRAMES * this.frameSamples) {
+      this.reset();
+      this.anchorAt(timestamp);
+      delta = 0;
+    }
+    const position = this.anchor[1]! + delta;
+    // Keep the anchor near the stream so the 32-bit difference never overflows.
+    this.anchor[0] = timestamp;
+    this.anchor[1] = position;
+    return position;
   }
 
   private stage(

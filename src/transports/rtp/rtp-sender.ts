@@ -1,30 +1,37 @@
 import { randomBytes } from 'node:crypto';
-import { encodeG711, type G711Law } from '../../media/codecs/g711.js';
+import type { RtpCodecProfile, RtpPayloadEncoder } from './rtp-codecs.js';
 import { RTP_HEADER_BYTES, writeRtpHeader, type RtpHeaderFields } from './rtp-packet.js';
 import { DtmfSender, type DtmfStep } from './dtmf-sender.js';
 import { TELEPHONE_EVENT_PAYLOAD_BYTES } from './telephone-event.js';
 
 /** Packets kept in flight: a datagram may still be queued in the socket when we write the next. */
 const SEND_RING = 8;
+/** Room for the largest payload of any codec (an Opus packet; see opus-frame-decoder.ts). */
+const MAX_PAYLOAD_BYTES = 1276;
 
 /**
- * The sending half of a G.711 RTP stream: random initial SSRC, sequence number and timestamp
+ * The sending half of an RTP audio stream (any codec of rtp-codecs.ts): random initial SSRC, sequence number and timestamp
  * (RFC 3550 §5.1), one packet per 20 ms tick into a small ring of preallocated buffers, the
  * marker on the first packet of each talkspurt, and RFC 4733 digits in place of the audio of
  * the ticks they span (the voice is silenced until the digits are done). The timestamp
- * advances by one frame every tick, sent or not.
+ * advances by one frame (in RTP clock units) every tick, sent or not. RFC 4733 events use the
+ * codec's RTP clock: the SDP layer pairs telephone-event with the codec's rate.
  */
 export class RtpSender {
   readonly ssrc: number;
   sequenceNumber: number;
   timestamp: number;
-  law: G711Law;
   payloadType: number;
+  /** PCM samples of one 20 ms frame at the codec's rate. */
+  frameSamples: number;
+  private frameClockUnits: number;
+  private clockRateHz: number;
+  private encoder: RtpPayloadEncoder;
   private markNext = true;
   private readonly buffers: Uint8Array[];
   private index = 0;
-  private readonly dtmf: DtmfSender;
-  private readonly silence: Int16Array;
+  private dtmf: DtmfSender;
+  private silence: Int16Array;
   private readonly header: RtpHeaderFields = {
     marker: false,
     payloadType: 0,
@@ -34,24 +41,52 @@ export class RtpSender {
   };
 
   constructor(
-    readonly frameSamples: number,
-    clockRateHz: number,
-    law: G711Law,
+    profile: RtpCodecProfile,
     payloadType: number,
-    private readonly telephoneEventPayloadType: number | undefined,
+    private telephoneEventPayloadType: number | undefined,
   ) {
     const seed = randomBytes(10);
     this.ssrc = seed.readUInt32BE(0);
     this.sequenceNumber = seed.readUInt16BE(4);
     this.timestamp = seed.readUInt32BE(6);
-    this.law = law;
     this.payloadType = payloadType;
-    this.dtmf = new DtmfSender(frameSamples, clockRateHz);
-    this.silence = new Int16Array(frameSamples);
+    this.frameSamples = profile.frameSamples;
+    this.frameClockUnits = profile.frameClockUnits;
+    this.clockRateHz = profile.clockRateHz;
+    this.encoder = profile.newEncoder();
+    this.dtmf = new DtmfSender(profile.frameClockUnits, profile.clockRateHz);
+    this.silence = new Int16Array(profile.frameSamples);
     this.buffers = Array.from(
       { length: SEND_RING },
-      () => new Uint8Array(RTP_HEADER_BYTES + frameSamples),
+      () => new Uint8Array(RTP_HEADER_BYTES + MAX_PAYLOAD_BYTES),
     );
+  }
+
+  /**
+   * Switches codec (a re-INVITE): the stream (SSRC, sequence, timestamp) goes on. A change of
+   * RTP clock drops digits still queued, as their timing was in the old clock.
+   */
+  setCodec(
+    profile: RtpCodecProfile,
+    payloadType: number,
+    telephoneEventPayloadType?: number,
+  ): void {
+    this.payloadType = payloadType;
+    if (telephoneEventPayloadType !== undefined) {
+      this.telephoneEventPayloadType = telephoneEventPayloadType;
+    }
+    this.encoder = profile.newEncoder();
+    this.frameSamples = profile.frameSamples;
+    if (this.silence.length !== profile.frameSamples) {
+      this.silence = new Int16Array(profile.frameSamples);
+    }
+    if (profile.clockRateHz !== this.clockRateHz) {
+      this.dtmf.cancel();
+      this.dtmf = new DtmfSender(profile.frameClockUnits, profile.clockRateHz);
+    }
+    this.frameClockUnits = profile.frameClockUnits;
+    this.clockRateHz = profile.clockRateHz;
+    this.markNext = true;
   }
 
   markTalkspurt(): void {
@@ -118,17 +153,17 @@ export class RtpSender {
     } else {
       // Between keys and during waits the voice is held back: the tick carries silence.
       const audio = dtmf === 'silence' ? this.silence : samples;
-      encodeG711(this.law, audio, buffer, 0, this.frameSamples, RTP_HEADER_BYTES);
+      const payloadBytes = this.encoder.encode(audio, buffer, RTP_HEADER_BYTES);
       header.payloadType = this.payloadType;
       header.marker = this.markNext;
       header.timestamp = this.timestamp;
       this.markNext = false;
-      out.length = RTP_HEADER_BYTES + this.frameSamples;
+      out.length = RTP_HEADER_BYTES + payloadBytes;
       kind = 'audio';
     }
     header.sequenceNumber = this.sequenceNumber;
     header.ssrc = this.ssrc;
-    this.timestamp = (this.timestamp + this.frameSamples) >>> 0;
+    this.timestamp = (this.timestamp + this.frameClockUnits) >>> 0;
     out.buffer = buffer;
     if (send) {
       this.sequenceNumber = (this.sequenceNumber + 1) & 0xffff;

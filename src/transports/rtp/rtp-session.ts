@@ -1,14 +1,16 @@
 import type { Socket } from 'node:dgram';
-import { JitterBuffer, type JitterBufferFrame } from '../../media/jitter/jitter-buffer.js';
+import type { JitterBuffer, JitterBufferFrame } from '../../media/jitter/jitter-buffer.js';
 import { SystemTimerScheduler, type TimerHandle, type TimerScheduler } from '../sip/timers.js';
-import { parseRtcpCompound, rtcpIntervalMs, serializeRtcpCompound } from './rtcp-packet.js';
+import { parseRtcpCompound } from './rtcp-packet.js';
 import { RtcpReporter } from './rtcp-reporter.js';
+import { RtcpSendLoop } from './rtcp-send-loop.js';
+import { rtpCodecProfile, type RtpCodecName, type RtpCodecProfile } from './rtp-codecs.js';
 import { RtpPacketView, RTP_HEADER_BYTES, parseRtpPacket } from './rtp-packet.js';
 import type { DtmfStep } from './dtmf-sender.js';
 import { RtpSender } from './rtp-sender.js';
 import type { RtpPortAllocator } from './rtp-port-allocator.js';
 import { RtpReceiverStats } from './rtp-receiver-stats.js';
-import { RtpReframer } from './rtp-reframer.js';
+import { RtpAudioIn } from './rtp-audio-in.js';
 import { RtpSourceLatch, type RtpEndpoint } from './rtp-source-latch.js';
 import { newRtpSessionStats, type RtpSessionStats } from './rtp-session-stats.js';
 import { TelephoneEventReceiver, type DtmfDigitEvent } from './telephone-event.js';
@@ -16,7 +18,7 @@ import { bindUdpSocket, closeUdpSocket } from './udp-socket.js';
 
 export type { RtpSessionStats } from './rtp-session-stats.js';
 
-export type RtpCodecName = 'PCMU' | 'PCMA';
+export type { RtpCodecName } from './rtp-codecs.js';
 
 export type { RtpEndpoint } from './rtp-source-latch.js';
 
@@ -34,10 +36,15 @@ export interface RtpSessionOptions {
   readonly bindAddress?: string;
   /** The peer's RTP address from its SDP; may come later through setRemote(). */
   readonly remote?: RtpEndpoint;
+  /** The codec; it sets the rate of the frames sent and pulled (sampleRateHz, frameSamples). */
   readonly codec: RtpCodecName;
-  /** The negotiated payload type of the codec (0 for PCMU and 8 for PCMA unless remapped). */
+  /** The negotiated payload type of the codec (0 PCMU, 8 PCMA, 9 G722 unless remapped). */
   readonly payloadType: number;
-  /** The negotiated telephone-event payload type; without it DTMF in and out is off. */
+  /**
+   * The negotiated telephone-event payload type; without it DTMF in and out is off. Its clock
+   * is the codec's RTP clock (the SDP layer pairs telephone-event/8000 with G.711 and G.722,
+   * telephone-event/48000 with Opus).
+   */
   readonly telephoneEventPayloadType?: number;
   /** No RTP for this long ends the call (onInactive). Default 30 s. */
   readonly inactivityTimeoutMs?: number;
@@ -58,38 +65,36 @@ export interface RtpSessionOptions {
   readonly onRemoteBye?: (reason: string | undefined) => void;
 }
 
-const CLOCK_RATE_HZ = 8000;
-const FRAME_SAMPLES = 160;
 const INACTIVITY_CHECK_MS = 1000;
 /** A DTMF event with no packets for this long is reported even without its end packets. */
 const DTMF_FLUSH_MS = 1000;
 const BIND_ATTEMPTS = 16;
-/** G.711 at 20 ms: 160 payload + 12 RTP + 8 UDP + 20 IP bytes, 50 times a second. */
-const SESSION_BANDWIDTH_BYTES_PER_S = 200 * 50;
 
 /**
- * The media of one call: an RTP socket on an even port and RTCP on the next, G.711 out in
- * 20 ms frames, G.711 in through the jitter buffer, RFC 4733 DTMF both ways, symmetric RTP,
+ * The media of one call: an RTP socket on an even port and RTCP on the next, audio out in
+ * 20 ms frames, audio in through the jitter buffer, RFC 4733 DTMF both ways, symmetric RTP,
  * RTCP reports, an inactivity timeout, and counters. Sending is clocked by the caller: call
  * `sendFrame` every 20 ms (with silence when there is nothing to say); DTMF replaces the audio
  * of those ticks while a digit plays.
+ *
+ * Codecs (rtp-codecs.ts): G.711 at 8 kHz, G.722 and Opus at 16 kHz. Frames in and out are PCM16
+ * at `sampleRateHz`, `frameSamples` long. G.711 is decoded as it arrives; G.722 and Opus, whose
+ * decoders keep state, are decoded at playout in sequence order (jitter-slots.ts).
  */
 export class RtpSession {
   readonly stats: RtpSessionStats = newRtpSessionStats();
   private readonly now: () => number;
-  private readonly wallClockMs: () => number;
   private readonly scheduler: TimerScheduler;
-  private readonly random: () => number;
   private readonly view = new RtpPacketView();
   private readonly sender: RtpSender;
   private readonly outgoing = { buffer: new Uint8Array(0), length: 0 };
-  private jitter: JitterBuffer;
-  private reframer: RtpReframer;
-  private readonly receiverStats = new RtpReceiverStats(CLOCK_RATE_HZ);
+  private audioIn: RtpAudioIn;
+  private readonly receiverStats: RtpReceiverStats;
   private readonly reporter: RtcpReporter;
-  private readonly dtmfIn: TelephoneEventReceiver;
-  private codec: RtpCodecName;
+  private dtmfIn: TelephoneEventReceiver;
+  private profile: RtpCodecProfile;
   private payloadType: number;
+  private eventPayloadType: number | undefined;
   private remote: RtpEndpoint | undefined;
   private remoteRtcp: RtpEndpoint | undefined;
   private readonly latch: RtpSourceLatch;
@@ -98,7 +103,7 @@ export class RtpSession {
   private lastEventPacketMs = 0;
   private receiving = true;
   private inactivityTimer: TimerHandle | undefined;
-  private rtcpTimer: TimerHandle | undefined;
+  private readonly rtcp: RtcpSendLoop;
   private closed = false;
 
   private constructor(
@@ -108,28 +113,22 @@ export class RtpSession {
     readonly localPort: number,
   ) {
     this.now = options.now ?? (() => performance.now());
-    this.wallClockMs = options.wallClockMs ?? Date.now;
     this.scheduler = options.scheduler ?? new SystemTimerScheduler();
-    this.random = options.random ?? Math.random;
+    this.profile = rtpCodecProfile(options.codec);
     this.sender = new RtpSender(
-      FRAME_SAMPLES,
-      CLOCK_RATE_HZ,
-      options.codec === 'PCMU' ? 'mulaw' : 'alaw',
+      this.profile,
       options.payloadType,
       options.telephoneEventPayloadType,
     );
-    this.codec = options.codec;
     this.payloadType = options.payloadType;
-    this.jitter = this.newJitterBuffer();
-    this.reframer = new RtpReframer(this.jitter);
+    this.eventPayloadType = options.telephoneEventPayloadType;
+    this.audioIn = this.newAudioIn();
+    this.receiverStats = new RtpReceiverStats(this.profile.clockRateHz);
     this.reporter = new RtcpReporter(
       options.cname ?? `parla-${this.sender.ssrc.toString(16)}`,
       this.receiverStats,
     );
-    this.dtmfIn = new TelephoneEventReceiver(CLOCK_RATE_HZ, (event) => {
-      this.stats.dtmfReceived++;
-      options.onDtmf?.(event);
-    });
+    this.dtmfIn = this.newDtmfReceiver();
     this.remote = options.remote;
     this.latch = new RtpSourceLatch(options.relatchAfterMs ?? 1000);
     this.lastPacketMs = this.now();
@@ -139,14 +138,27 @@ export class RtpSession {
     rtpSocket.on('error', () => this.stats.socketErrors++);
     rtcpSocket.on('error', () => this.stats.socketErrors++);
     this.scheduleInactivityCheck();
-    this.scheduleRtcp(true);
+    this.rtcp = new RtcpSendLoop({
+      socket: rtcpSocket,
+      reporter: this.reporter,
+      stats: this.stats,
+      scheduler: this.scheduler,
+      random: options.random ?? Math.random,
+      now: this.now,
+      wallClockMs: options.wallClockMs ?? Date.now,
+      senderState: () => ({
+        ssrc: this.sender.ssrc,
+        packetsSent: this.stats.packetsSent,
+        payloadBytesSent: this.stats.payloadBytesSent,
+        currentTimestamp: this.sender.timestamp,
+      }),
+      target: () => this.rtcpTarget(),
+    });
   }
 
   /** Binds an even/odd port pair from the allocator and starts the session. */
   static async open(options: RtpSessionOptions): Promise<RtpSession> {
-    if (options.codec !== 'PCMU' && options.codec !== 'PCMA') {
-      throw new RangeError(`unsupported RTP codec ${String(options.codec)}`);
-    }
+    rtpCodecProfile(options.codec); // a RangeError for a codec we do not run
     for (let attempt = 0; attempt < BIND_ATTEMPTS; attempt++) {
       const port = options.allocator.allocate();
       if (port === undefined) {
@@ -166,6 +178,20 @@ export class RtpSession {
     throw Object.assign(new Error('no free RTP port pair in the configured range'), {
       code: 'RTP_NO_PORT',
     });
+  }
+
+  get codec(): RtpCodecName {
+    return this.profile.name;
+  }
+
+  /** The rate of the frames sendFrame() takes and pullFrame() returns. */
+  get sampleRateHz(): number {
+    return this.profile.sampleRateHz;
+  }
+
+  /** Samples in one 20 ms frame at sampleRateHz. */
+  get frameSamples(): number {
+    return this.profile.frameSamples;
   }
 
   /** Our SSRC. */
@@ -191,7 +217,7 @@ export class RtpSession {
   }
 
   get jitterBufferStats(): JitterBuffer['stats'] {
-    return this.jitter.stats;
+    return this.audioIn.jitter.stats;
   }
 
   /** The peer's RTP address from (new) SDP; RTCP goes to the next port unless given. */
@@ -200,17 +226,32 @@ export class RtpSession {
     this.remoteRtcp = rtcp;
   }
 
-  /** After a re-INVITE changed the codec. Starts a fresh jitter buffer. */
-  setCodec(codec: RtpCodecName, payloadType: number): void {
-    if (codec === this.codec && payloadType === this.payloadType) {
+  /**
+   * After the answer or a re-INVITE chose the codec: starts a fresh jitter buffer and encoder.
+   * `telephoneEventPayloadType` replaces the DTMF payload type when given. A codec of another
+   * sampleRateHz changes the size of the frames sendFrame() takes: callers whose frame size is
+   * fixed (SipCallMedia) keep to codecs of one rate (src/calls/sip-codecs.ts).
+   */
+  setCodec(codec: RtpCodecName, payloadType: number, telephoneEventPayloadType?: number): void {
+    const profile = rtpCodecProfile(codec);
+    const eventPt = telephoneEventPayloadType ?? this.eventPayloadType;
+    if (profile === this.profile && payloadType === this.payloadType) {
+      if (eventPt !== this.eventPayloadType) {
+        this.eventPayloadType = eventPt;
+        this.sender.setCodec(profile, payloadType, eventPt);
+      }
       return;
     }
-    this.codec = codec;
+    const clockChanged = profile.clockRateHz !== this.profile.clockRateHz;
+    this.profile = profile;
     this.payloadType = payloadType;
-    this.sender.law = codec === 'PCMU' ? 'mulaw' : 'alaw';
-    this.sender.payloadType = payloadType;
-    this.jitter = this.newJitterBuffer();
-    this.reframer = new RtpReframer(this.jitter);
+    this.eventPayloadType = eventPt;
+    this.sender.setCodec(profile, payloadType, eventPt);
+    this.audioIn = this.newAudioIn();
+    if (clockChanged) {
+      this.receiverStats.setClockRate(profile.clockRateHz);
+      this.dtmfIn = this.newDtmfReceiver();
+    }
   }
 
   /**
@@ -257,10 +298,11 @@ export class RtpSession {
     return new Promise((resolve) => this.sender.enqueueDtmf(steps, resolve));
   }
 
-  /** Sends one 20 ms frame of 8 kHz PCM16 (160 samples), or the DTMF packet due instead. */
+  /** Sends one 20 ms frame of PCM16 at sampleRateHz (frameSamples), or the DTMF packet due. */
   sendFrame(samples: Int16Array): void {
-    if (samples.length !== FRAME_SAMPLES) {
-      throw new RangeError(`an RTP frame is ${FRAME_SAMPLES} samples, got ${samples.length}`);
+    const frameSamples = this.profile.frameSamples;
+    if (samples.length !== frameSamples) {
+      throw new RangeError(`an RTP frame is ${frameSamples} samples, got ${samples.length}`);
     }
     const target = this.latch.latched ?? this.remote;
     const send = target !== undefined && !this.closed;
@@ -277,10 +319,10 @@ export class RtpSession {
     this.stats.payloadBytesSent += out.length - RTP_HEADER_BYTES;
   }
 
-  /** The next 20 ms of the peer's audio as 8 kHz PCM16 (the object is reused). */
+  /** The next 20 ms of the peer's audio as PCM16 at sampleRateHz (the object is reused). */
   pullFrame(): JitterBufferFrame {
     this.stats.framesPulled++;
-    return this.jitter.pull();
+    return this.audioIn.pull();
   }
 
   /** One datagram from the RTP socket. Public so tests can drive it without a network. */
@@ -295,7 +337,7 @@ export class RtpSession {
       stats.lastInvalidCode = error;
       return;
     }
-    const eventPt = this.options.telephoneEventPayloadType;
+    const eventPt = this.eventPayloadType;
     const isEvent = eventPt !== undefined && view.payloadType === eventPt;
     if (!isEvent && view.payloadType !== this.payloadType) {
       stats.unexpectedPayloadType++;
@@ -310,7 +352,7 @@ export class RtpSession {
     if (view.ssrc !== this.remoteSsrc) {
       if (this.remoteSsrc !== -1) {
         stats.ssrcChanges++;
-        this.reframer.reset();
+        this.audioIn.restartGrid();
         this.receiverStats.reset();
       }
       this.remoteSsrc = view.ssrc;
@@ -327,7 +369,10 @@ export class RtpSession {
       return;
     }
     stats.audioPacketsReceived++;
-    this.reframer.push(view.timestamp, data, view.payloadOffset, view.payloadLength, nowMs);
+    if (!this.audioIn.push(view.timestamp, data, view.payloadOffset, view.payloadLength, nowMs)) {
+      stats.invalidPackets++;
+      stats.lastInvalidCode = 'RTP_OFF_FRAME_GRID';
+    }
   }
 
   /** One datagram from the RTCP socket. */
@@ -382,54 +427,6 @@ export class RtpSession {
     });
   }
 
-  private scheduleRtcp(initial: boolean): void {
-    const delayMs = rtcpIntervalMs({
-      members: 2,
-      senders: 2,
-      weSent: this.stats.packetsSent > 0,
-      averageRtcpSizeBytes: 100,
-      sessionBandwidthBytesPerS: SESSION_BANDWIDTH_BYTES_PER_S,
-      initial,
-      random: this.random,
-    });
-    this.rtcpTimer = this.scheduler.set(delayMs, () => {
-      this.rtcpTimer = undefined;
-      if (this.closed) {
-        return;
-      }
-      void this.sendRtcp();
-      this.scheduleRtcp(false);
-    });
-  }
-
-  /** Sends a report (and a BYE); resolves once the socket has taken it, never rejects. */
-  private sendRtcp(bye?: { reason?: string }): Promise<void> {
-    const target = this.rtcpTarget();
-    if (target === undefined) {
-      return Promise.resolve();
-    }
-    const packets = this.reporter.build(
-      {
-        ssrc: this.sender.ssrc,
-        packetsSent: this.stats.packetsSent,
-        payloadBytesSent: this.stats.payloadBytesSent,
-        currentTimestamp: this.sender.timestamp,
-      },
-      this.now(),
-      this.wallClockMs(),
-      bye,
-    );
-    this.stats.rtcpSent++;
-    return new Promise((resolve) => {
-      this.rtcpSocket.send(serializeRtcpCompound(packets), target.port, target.address, (error) => {
-        if (error) {
-          this.stats.socketErrors++;
-        }
-        resolve();
-      });
-    });
-  }
-
   private rtcpTarget(): RtpEndpoint | undefined {
     if (this.remoteRtcp !== undefined) {
       return this.remoteRtcp;
@@ -446,27 +443,26 @@ export class RtpSession {
     this.closed = true;
     this.sender.cancelDtmf();
     // The BYE must leave before the socket closes (send completes asynchronously).
-    await this.sendRtcp(reason === undefined ? {} : { reason });
+    this.rtcp.stop();
+    await this.rtcp.send(reason === undefined ? {} : { reason });
     if (this.inactivityTimer !== undefined) {
       this.scheduler.clear(this.inactivityTimer);
-    }
-    if (this.rtcpTimer !== undefined) {
-      this.scheduler.clear(this.rtcpTimer);
     }
     await Promise.all([closeUdpSocket(this.rtpSocket), closeUdpSocket(this.rtcpSocket)]);
     this.options.allocator.release(this.localPort);
   }
 
-  private newJitterBuffer(): JitterBuffer {
-    return new JitterBuffer({
-      payloadFormat: this.codec === 'PCMU' ? 'pcmu' : 'pcma',
-      sampleRateHz: CLOCK_RATE_HZ,
-      ...(this.options.jitterMinDelayMs === undefined
-        ? {}
-        : { minDelayMs: this.options.jitterMinDelayMs }),
-      ...(this.options.jitterMaxDelayMs === undefined
-        ? {}
-        : { maxDelayMs: this.options.jitterMaxDelayMs }),
+  private newDtmfReceiver(): TelephoneEventReceiver {
+    return new TelephoneEventReceiver(this.profile.clockRateHz, (event) => {
+      this.stats.dtmfReceived++;
+      this.options.onDtmf?.(event);
+    });
+  }
+
+  private newAudioIn(): RtpAudioIn {
+    return new RtpAudioIn(this.profile, {
+      minDelayMs: this.options.jitterMinDelayMs,
+      maxDelayMs: this.options.jitterMaxDelayMs,
     });
   }
 }

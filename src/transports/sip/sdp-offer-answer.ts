@@ -16,17 +16,26 @@ export interface SdpCodec {
   readonly staticPayloadType?: number;
   /** Payload type to offer when there is no static one. */
   readonly dynamicPayloadType?: number;
+  /** Our a=fmtp parameters for the codec, written in offers and answers. */
+  readonly fmtp?: string;
 }
 
 export const PCMU: SdpCodec = { encoding: 'PCMU', clockRateHz: 8000, staticPayloadType: 0 };
 export const PCMA: SdpCodec = { encoding: 'PCMA', clockRateHz: 8000, staticPayloadType: 8 };
 /** G.722 samples at 16 kHz but keeps an 8000 Hz RTP clock for historical reasons (RFC 3551). */
 export const G722: SdpCodec = { encoding: 'G722', clockRateHz: 8000, staticPayloadType: 9 };
+/**
+ * RFC 7587: always opus/48000/2 in SDP. We decode and encode mono at 16 kHz, so we ask for no
+ * more (maxplaybackrate, sprop-maxcapturerate, stereo=0) and send no more (sprop-stereo=0).
+ * useinbandfec=0 (the RFC's default, said out loud): the libopus binding we decode with cannot
+ * decode FEC, so the bits a peer would spend on it are wasted; lost frames get libopus' PLC.
+ */
 export const OPUS: SdpCodec = {
   encoding: 'opus',
   clockRateHz: 48000,
   channels: 2,
   dynamicPayloadType: 111,
+  fmtp: 'maxplaybackrate=16000;sprop-maxcapturerate=16000;stereo=0;sprop-stereo=0;useinbandfec=0',
 };
 
 const STATIC: Record<number, SdpCodec> = { 0: PCMU, 8: PCMA, 9: G722 };
@@ -256,6 +265,8 @@ function audioMedia(
     });
     if (codec.encoding === 'telephone-event') {
       attributes.push({ name: 'fmtp', value: `${payloadType} ${DTMF_EVENTS}` });
+    } else if (codec.fmtp !== undefined) {
+      attributes.push({ name: 'fmtp', value: `${payloadType} ${codec.fmtp}` });
     }
   }
   attributes.push(
