@@ -27,10 +27,10 @@ import { codecName } from './sip-live-calls.js';
 import { dialGateway, type GatewayOutcome } from './sip-outbound-dial.js';
 import { failureMessage, shouldTryNextGateway } from './sip-outbound-plan.js';
 import { BridgedLegDtmf, newBridgeDtmfStats } from './sip-bridge-dtmf.js';
+import { sharedFramePacer, type FramePacer, type PacedStream } from './frame-pacer.js';
 import type { TransferOutcome } from './telephony-leg.js';
 
 const FRAME_MS = 20;
-const MAX_CATCH_UP_FRAMES = 5;
 /** A key sent as INFO without a Duration is taken to be held this long. */
 const DTMF_INFO_DEFAULT_MS = 100;
 /** No RTP on a leg for this long ends the bridge (both legs hung up). */
@@ -62,6 +62,8 @@ export interface SipBridgesOptions {
    * those of the caller's rate, so frames relay without resampling.
    */
   readonly codecs?: SipCodecs;
+  /** The 20 ms clock of the relay. Default the one all SIP media of the process share. */
+  readonly pacer?: FramePacer;
   readonly log: (error: unknown, message: string) => void;
 }
 
@@ -84,8 +86,7 @@ interface Leg {
 interface Bridge {
   readonly caller: Leg;
   readonly callee: Leg;
-  timer?: NodeJS.Timeout;
-  nextTickMs: number;
+  paced?: PacedStream;
 }
 
 export class SipBridges {
@@ -316,7 +317,6 @@ export class SipBridges {
     const bridge: Bridge = {
       caller: leg(caller.dialog, caller.rtp, caller.local, caller.lastSdp, caller.rtp.canSendDtmf),
       callee: leg(dialog, rtp, local, offerSdp, negotiated.telephoneEventPayloadType !== undefined),
-      nextTickMs: nowMs + FRAME_MS,
     };
     this.bridges.add(bridge);
     this.byDialog.set(caller.dialog.id, bridge);
@@ -331,7 +331,7 @@ export class SipBridges {
         }
       });
     }
-    bridge.timer = setInterval(() => this.tick(bridge), FRAME_MS / 2);
+    bridge.paced = (this.options.pacer ?? sharedFramePacer).add(() => this.frame(bridge));
     return { ok: true };
   }
 
@@ -342,19 +342,11 @@ export class SipBridges {
     }
   }
 
-  /** Relays the frames that are due, both ways; ends a bridge whose media went silent. */
-  private tick(bridge: Bridge): void {
+  /** Relays one 20 ms frame both ways; ends a bridge whose media went silent. */
+  private frame(bridge: Bridge): void {
     const nowMs = performance.now();
-    let frames = 0;
-    while (bridge.nextTickMs <= nowMs && frames < MAX_CATCH_UP_FRAMES) {
-      bridge.nextTickMs += FRAME_MS;
-      frames++;
-      relay(bridge.caller, bridge.callee);
-      relay(bridge.callee, bridge.caller);
-    }
-    if (bridge.nextTickMs <= nowMs) {
-      bridge.nextTickMs = nowMs + FRAME_MS;
-    }
+    relay(bridge.caller, bridge.callee);
+    relay(bridge.callee, bridge.caller);
     const timeoutMs = this.options.rtpInactivityTimeoutMs ?? DEFAULT_INACTIVITY_TIMEOUT_MS;
     for (const leg of [bridge.caller, bridge.callee]) {
       const packets = leg.rtp.stats.packetsReceived;
@@ -373,7 +365,7 @@ export class SipBridges {
     if (!this.bridges.delete(bridge)) {
       return;
     }
-    clearInterval(bridge.timer);
+    bridge.paced?.stop();
     for (const leg of [bridge.caller, bridge.callee]) {
       this.byDialog.delete(leg.dialog.id);
       this.byRtp.delete(leg.rtp);

@@ -1,9 +1,7 @@
 import type { CallTransport } from '../transports/websocket/types.js';
 import type { RtpSession } from '../transports/rtp/rtp-session.js';
+import { sharedFramePacer, type FramePacer, type PacedStream } from './frame-pacer.js';
 
-const FRAME_MS = 20;
-/** At most this many frames are caught up in one tick after the event loop stalled. */
-const MAX_CATCH_UP_FRAMES = 5;
 /** Assistant audio buffered ahead of the RTP clock. Beyond it frames are dropped. */
 const OUT_BUFFER_MS = 2000;
 
@@ -17,13 +15,13 @@ export interface SipCallMediaOptions {
   readonly onCallerAudio: (samples: Int16Array) => void;
   /** The call session closed its transport: hang up the SIP side (BYE) with this reason. */
   readonly onClose: (reason: string) => void;
-  /** Monotonic milliseconds. Default performance.now. */
-  readonly now?: () => number;
+  /** The 20 ms clock. Default the one all SIP media of the process share. */
+  readonly pacer?: FramePacer;
 }
 
 /**
- * The media of one SIP call on the main thread, seen by the CallSession as its transport: a
- * 20 ms clock pulls the caller's audio out of the RTP jitter buffer (to the worker) and sends
+ * The media of one SIP call on the main thread, seen by the CallSession as its transport: the
+ * shared 20 ms clock pulls the caller's audio out of the RTP jitter buffer (to the worker) and sends
  * the assistant's audio, buffered in a preallocated ring, as RTP (silence when there is none).
  */
 export class SipCallMedia implements CallTransport {
@@ -35,18 +33,15 @@ export class SipCallMedia implements CallTransport {
   readonly sampleRateHz: number;
   private readonly frameSamples: number;
   private readonly bufferSamples: number;
-  private readonly now: () => number;
   private readonly ring: Int16Array;
   private readonly frame: Int16Array;
   private readIndex = 0;
   private buffered = 0;
-  private timer: NodeJS.Timeout | undefined;
-  private nextTickMs = 0;
+  private paced: PacedStream | undefined;
   private talking = false;
   private closed = false;
 
   constructor(private readonly options: SipCallMediaOptions) {
-    this.now = options.now ?? (() => performance.now());
     this.sampleRateHz = options.rtp.sampleRateHz;
     this.frameSamples = options.rtp.frameSamples;
     this.bufferSamples = (this.sampleRateHz * OUT_BUFFER_MS) / 1000;
@@ -56,27 +51,13 @@ export class SipCallMedia implements CallTransport {
 
   /** Starts the 20 ms clock (after the call is answered). */
   start(): void {
-    if (this.timer !== undefined || this.closed) {
+    if (this.paced !== undefined || this.closed) {
       return;
     }
-    this.nextTickMs = this.now() + FRAME_MS;
-    this.timer = setInterval(() => this.tick(), FRAME_MS / 2);
-  }
-
-  /** Runs the frames that are due; public so tests can drive it. */
-  tick(): void {
-    const nowMs = this.now();
-    let frames = 0;
-    while (this.nextTickMs <= nowMs && frames < MAX_CATCH_UP_FRAMES && !this.closed) {
-      this.nextTickMs += FRAME_MS;
-      frames++;
+    this.paced = (this.options.pacer ?? sharedFramePacer).add(() => {
       this.pullCaller();
       this.sendAssistant();
-    }
-    if (this.nextTickMs <= nowMs) {
-      // Too far behind: skip ahead rather than burst.
-      this.nextTickMs = nowMs + FRAME_MS;
-    }
+    });
   }
 
   sendAudio(samples: Int16Array): boolean {
@@ -123,10 +104,7 @@ export class SipCallMedia implements CallTransport {
       return;
     }
     this.closed = true;
-    if (this.timer !== undefined) {
-      clearInterval(this.timer);
-      this.timer = undefined;
-    }
+    this.paced?.stop();
     void this.options.rtp.close();
   }
 
@@ -140,10 +118,7 @@ export class SipCallMedia implements CallTransport {
       return false;
     }
     this.closed = true;
-    if (this.timer !== undefined) {
-      clearInterval(this.timer);
-      this.timer = undefined;
-    }
+    this.paced?.stop();
     return true;
   }
 

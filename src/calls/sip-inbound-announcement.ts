@@ -20,6 +20,7 @@ import { serializeSdp } from '../transports/sip/sdp.js';
 import type { IncomingInvite, SipUserAgent } from '../transports/sip/sip-user-agent.js';
 import type { CallParamsBuilder } from './call-params-builder.js';
 import type { InboundDecision } from './sip-inbound-decision.js';
+import { sharedFramePacer, type FramePacer, type PacedStream } from './frame-pacer.js';
 import { DEFAULT_VOICE } from './pipeline-call-options.js';
 import { endStored, offerOf } from './sip-inbound-records.js';
 import { codecName } from './sip-live-calls.js';
@@ -34,15 +35,12 @@ export const ANNOUNCEMENT_MAX_AUDIO_MS = 30_000;
 
 const RATE_HZ = 8000;
 const FRAME_SAMPLES = 160;
-const FRAME_MS = 20;
 /** Resampled this many vendor samples at a time, so any chunk size fits the output's slack. */
 const RESAMPLE_PIECE_SAMPLES = 4800;
 /** Silence before the speech (the far end's media path settles after our 200)… */
 const LEAD_IN_FRAMES = 5;
 /** …and after it, so a BYE does not cut what is still in the phone's jitter buffer. */
 const TAIL_FRAMES = 10;
-/** Frames caught up in one tick after the event loop stalled; the rest of the speech waits. */
-const MAX_CATCH_UP_FRAMES = 5;
 
 type Announce = Extract<InboundDecision, { action: 'announce' }>;
 
@@ -134,6 +132,8 @@ export interface SipInboundAnnouncementsOptions {
   readonly localAudio: (port: number) => LocalAudio;
   readonly synthesisDeadlineMs?: number;
   readonly maxAudioMs?: number;
+  /** The 20 ms clock of the speech. Default the one all SIP media of the process share. */
+  readonly pacer?: FramePacer;
   readonly log: (error: unknown, message: string) => void;
 }
 
@@ -156,9 +156,7 @@ interface Playback {
   readonly frame: Int16Array;
   readonly totalFrames: number;
   framesSent: number;
-  /** performance.now() of frame 0; moved on when the loop stalled. */
-  startMs: number;
-  timer?: NodeJS.Timeout;
+  paced?: PacedStream;
   finish: (end: PlaybackEnd) => void;
 }
 
@@ -299,9 +297,8 @@ export class SipInboundAnnouncements {
         frame: new Int16Array(FRAME_SAMPLES),
         totalFrames: LEAD_IN_FRAMES + Math.ceil(speech.length / FRAME_SAMPLES) + TAIL_FRAMES,
         framesSent: 0,
-        startMs: performance.now(),
         finish: (end) => {
-          clearInterval(playback.timer);
+          playback.paced?.stop();
           if (this.playing.get(dialog.id) === playback) {
             this.playing.delete(dialog.id);
             resolve(end);
@@ -309,25 +306,15 @@ export class SipInboundAnnouncements {
         },
       };
       this.playing.set(dialog.id, playback);
-      playback.timer = setInterval(() => this.tick(playback), FRAME_MS / 2);
+      // A stalled event loop delays the rest of the speech rather than skip it.
+      playback.paced = (this.options.pacer ?? sharedFramePacer).add(() => {
+        if (playback.framesSent >= playback.totalFrames) {
+          playback.finish('played');
+        } else {
+          sendFrame(playback);
+        }
+      });
     });
-  }
-
-  /** Sends the frames due since the start; a stalled loop delays the rest rather than skip it. */
-  private tick(playback: Playback): void {
-    const dueFrames = Math.floor((performance.now() - playback.startMs) / FRAME_MS);
-    let burst = 0;
-    while (playback.framesSent < dueFrames && burst < MAX_CATCH_UP_FRAMES) {
-      if (playback.framesSent >= playback.totalFrames) {
-        playback.finish('played');
-        return;
-      }
-      sendFrame(playback);
-      burst++;
-    }
-    if (playback.framesSent < dueFrames) {
-      playback.startMs += (dueFrames - playback.framesSent) * FRAME_MS;
-    }
   }
 }
 

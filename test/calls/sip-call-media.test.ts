@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { FramePacer } from '../../src/calls/frame-pacer.js';
 import { SipCallMedia } from '../../src/calls/sip-call-media.js';
 import type { RtpSession } from '../../src/transports/rtp/rtp-session.js';
 
@@ -29,18 +30,19 @@ function fakeRtp() {
 describe('SIP call media', () => {
   it('sends buffered assistant audio in 20 ms frames, then silence', () => {
     let nowMs = 0;
+    const pacer = new FramePacer({ now: () => nowMs, timer: false });
     const fake = fakeRtp();
     const caller: Int16Array[] = [];
     const media = new SipCallMedia({
       rtp: fake.rtp,
       onCallerAudio: (samples) => caller.push(samples),
       onClose: () => {},
-      now: () => nowMs,
+      pacer,
     });
     media.start();
     expect(media.sendAudio(new Int16Array(240).fill(100))).toBe(true);
     nowMs = 60;
-    media.tick();
+    pacer.tick();
     media.stop();
     expect(fake.sent).toHaveLength(3);
     expect(fake.sent[0]!.every((sample) => sample === 100)).toBe(true);
@@ -57,41 +59,43 @@ describe('SIP call media', () => {
 
   it('drops the audio not yet sent when the caller barges in', () => {
     let nowMs = 0;
+    const pacer = new FramePacer({ now: () => nowMs, timer: false });
     const fake = fakeRtp();
     const media = new SipCallMedia({
       rtp: fake.rtp,
       onCallerAudio: () => {},
       onClose: () => {},
-      now: () => nowMs,
+      pacer,
     });
     media.start();
     media.sendAudio(new Int16Array(1600).fill(100));
     nowMs = 20;
-    media.tick();
+    pacer.tick();
     media.sendJson({ type: 'clear' });
     nowMs = 40;
-    media.tick();
+    pacer.tick();
     media.stop();
     expect(fake.sent.map((frame) => frame[0])).toEqual([100, 0]);
   });
 
   it('holds the assistant audio back while DTMF goes out, then sends all of it', () => {
     let nowMs = 0;
+    const pacer = new FramePacer({ now: () => nowMs, timer: false });
     const fake = fakeRtp();
     const media = new SipCallMedia({
       rtp: fake.rtp,
       onCallerAudio: () => {},
       onClose: () => {},
-      now: () => nowMs,
+      pacer,
     });
     media.start();
     media.sendAudio(new Int16Array(320).fill(100));
     fake.state.sendingDtmf = true;
     nowMs = 40;
-    media.tick();
+    pacer.tick();
     fake.state.sendingDtmf = false;
     nowMs = 100;
-    media.tick();
+    pacer.tick();
     media.stop();
     // Two ticks during the keys (what the sender replaces with events), then the voice, whole.
     expect(fake.sent.map((frame) => frame[0])).toEqual([0, 0, 100, 100, 0]);
@@ -99,20 +103,21 @@ describe('SIP call media', () => {
 
   it('sends nothing while the caller holds the call', () => {
     let nowMs = 0;
+    const pacer = new FramePacer({ now: () => nowMs, timer: false });
     const fake = fakeRtp();
     const media = new SipCallMedia({
       rtp: fake.rtp,
       onCallerAudio: () => {},
       onClose: () => {},
-      now: () => nowMs,
+      pacer,
     });
     media.start();
     media.sending = false;
     nowMs = 40;
-    media.tick();
+    pacer.tick();
     media.sending = true;
     nowMs = 60;
-    media.tick();
+    pacer.tick();
     media.stop();
     expect(fake.sent).toHaveLength(1);
   });
