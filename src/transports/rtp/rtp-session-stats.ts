@@ -12,6 +12,8 @@ export interface RtpSessionStats {
   unexpectedPayloadType: number;
   /** RTP from another source than the latched one, and RTCP from another host. */
   ignoredSourcePackets: number;
+  /** Packets from the latched source while no media was expected (before the answer, on hold). */
+  ignoredWhileNotReceiving: number;
   /** Times the session moved to a new source after the latched one went quiet. */
   relatches: number;
   ssrcChanges: number;
@@ -37,6 +39,7 @@ export function newRtpSessionStats(): RtpSessionStats {
     lastInvalidCode: '',
     unexpectedPayloadType: 0,
     ignoredSourcePackets: 0,
+    ignoredWhileNotReceiving: 0,
     relatches: 0,
     ssrcChanges: 0,
     packetsSent: 0,

@@ -359,6 +359,12 @@ export class RtpSession {
       this.reporter.setRemoteSsrc(view.ssrc);
     }
     this.lastPacketMs = nowMs;
+    if (!this.receiving) {
+      // Early media before an answer (ringback), or a peer that should not send (RFC 3264 §5.1):
+      // the source is latched, but nothing reaches the caller's audio or keys.
+      stats.ignoredWhileNotReceiving++;
+      return;
+    }
     this.receiverStats.update(view.sequenceNumber, view.timestamp, nowMs, !isEvent);
     if (isEvent) {
       this.lastEventPacketMs = nowMs;

@@ -186,6 +186,36 @@ describe('RtpSession', () => {
   });
 
   it.skipIf(!existsSync(join(SIPP, 'dtmf_2833_5.pcap')))(
+    'ignores audio and keys while no media is expected (early media before an answer)',
+    async () => {
+      const digits: string[] = [];
+      const { session } = await openSession({ onDtmf: (event) => digits.push(event.digit) });
+      session.setReceiving(false);
+      const loud = new Uint8Array(160).fill(0x10); // µ-law: a loud sample
+      for (let seq = 1; seq <= 10; seq++) {
+        session.receiveRtp(rtp(seq, seq * 160, 0, loud), '127.0.0.1', 4000);
+      }
+      for (const packet of readPcapUdp(join(SIPP, 'dtmf_2833_5.pcap'))) {
+        session.receiveRtp(packet.payload, '127.0.0.1', 4000);
+      }
+      expect(session.stats.ignoredWhileNotReceiving).toBeGreaterThan(10);
+      expect(session.stats.audioPacketsReceived).toBe(0);
+      expect(digits).toEqual([]);
+      expect(session.isLatched).toBe(true);
+      for (let i = 0; i < 10; i++) {
+        expect(session.pullFrame().kind).not.toBe('audio');
+      }
+      session.setReceiving(true);
+      for (let seq = 11; seq <= 20; seq++) {
+        session.receiveRtp(rtp(seq, seq * 160, 0, loud), '127.0.0.1', 4000);
+      }
+      expect(session.stats.audioPacketsReceived).toBe(10);
+      const kinds = Array.from({ length: 10 }, () => session.pullFrame().kind);
+      expect(kinds).toContain('audio');
+    },
+  );
+
+  it.skipIf(!existsSync(join(SIPP, 'dtmf_2833_5.pcap')))(
     'emits each RFC 4733 digit of the SIPp captures once',
     async () => {
       const digits: string[] = [];
