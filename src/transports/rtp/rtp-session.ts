@@ -255,8 +255,9 @@ export class RtpSession {
   }
 
   /**
-   * Whether we expect media from the peer (false while it holds the call: sendonly from it,
-   * or inactive). The inactivity timeout only runs while receiving.
+   * Whether we expect media from the peer (false before an answer, and while it holds the
+   * call: sendonly from it, or inactive). The inactivity timeout only runs while receiving;
+   * packets that come meanwhile latch the source but are not played (hold music, ringback).
    */
   setReceiving(receiving: boolean): void {
     this.receiving = receiving;
