@@ -27,6 +27,7 @@ import { codecName } from './sip-live-calls.js';
 import { dialGateway, type GatewayOutcome } from './sip-outbound-dial.js';
 import { failureMessage, shouldTryNextGateway } from './sip-outbound-plan.js';
 import { BridgedLegDtmf, newBridgeDtmfStats } from './sip-bridge-dtmf.js';
+import { BridgeRelay } from './sip-bridge-relay.js';
 import { sharedFramePacer, type FramePacer, type PacedStream } from './frame-pacer.js';
 import type { TransferOutcome } from './telephony-leg.js';
 
@@ -87,6 +88,8 @@ interface Bridge {
   readonly caller: Leg;
   readonly callee: Leg;
   paced?: PacedStream;
+  readonly toCallee: BridgeRelay;
+  readonly toCaller: BridgeRelay;
 }
 
 export class SipBridges {
@@ -201,10 +204,10 @@ export class SipBridges {
     if (extension !== undefined && 'message' in extension) {
       return { ok: false, code: 'invalid-destination', message: extension.message };
     }
-    const offered = (this.options.codecs ?? SipCodecs.parse()).atRate(caller.rtp.sampleRateHz);
-    if (offered.length === 0) {
-      return { ok: false, code: 'transfer-failed', message: "No codec at the caller's rate" };
-    }
+    // The caller's rate first, so the relay need not resample unless the destination wants to.
+    const codecs = (this.options.codecs ?? SipCodecs.parse()).codecs;
+    const sameRate = SipCodecs.keepRate(codecs, caller.rtp.sampleRateHz);
+    const offered = [...sameRate, ...codecs.filter((codec) => !sameRate.includes(codec))];
     const first = offered[0]!;
     const rtp = await RtpSession.open({
       allocator: this.options.allocator,
@@ -317,6 +320,8 @@ export class SipBridges {
     const bridge: Bridge = {
       caller: leg(caller.dialog, caller.rtp, caller.local, caller.lastSdp, caller.rtp.canSendDtmf),
       callee: leg(dialog, rtp, local, offerSdp, negotiated.telephoneEventPayloadType !== undefined),
+      toCallee: new BridgeRelay(caller.rtp, rtp),
+      toCaller: new BridgeRelay(rtp, caller.rtp),
     };
     this.bridges.add(bridge);
     this.byDialog.set(caller.dialog.id, bridge);
@@ -345,8 +350,8 @@ export class SipBridges {
   /** Relays one 20 ms frame both ways; ends a bridge whose media went silent. */
   private frame(bridge: Bridge): void {
     const nowMs = performance.now();
-    relay(bridge.caller, bridge.callee);
-    relay(bridge.callee, bridge.caller);
+    bridge.toCallee.relay(bridge.callee.sending);
+    bridge.toCaller.relay(bridge.caller.sending);
     const timeoutMs = this.options.rtpInactivityTimeoutMs ?? DEFAULT_INACTIVITY_TIMEOUT_MS;
     for (const leg of [bridge.caller, bridge.callee]) {
       const packets = leg.rtp.stats.packetsReceived;
@@ -375,15 +380,5 @@ export class SipBridges {
       }
       void leg.rtp.close();
     }
-  }
-}
-
-/** One 20 ms frame from a leg's jitter buffer (silence when none came) to the other leg. */
-function relay(from: Leg, to: Leg): void {
-  const { samples } = from.rtp.pullFrame();
-  if (to.sending) {
-    to.rtp.sendFrame(
-      samples.length === to.rtp.frameSamples ? samples : samples.subarray(0, to.rtp.frameSamples),
-    );
   }
 }
