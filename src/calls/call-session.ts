@@ -3,7 +3,7 @@
  * persisted and reported), its transport socket, its worker channel, its monitor listeners and
  * its observer. Audio and events flow through here in both directions.
  */
-import type { Doc, Resource } from '../store/resource-store.js';
+import type { Doc } from '../store/resource-store.js';
 import type { Store } from '../store/store.js';
 import type { WebsocketAudioEncoding } from '../transports/websocket/audio-codec.js';
 import { ClientMessageSelector } from '../transports/websocket/client-messages.js';
@@ -18,6 +18,7 @@ import {
 import type { CallChannel } from '../workers/call-channel.js';
 import type { WorkerHost } from '../workers/host.js';
 import type { CallObserver, ObservedEvent, ToolCallRequest } from './call-observer.js';
+import { CallRecord } from './call-record.js';
 import { CallTransfer } from './call-transfer.js';
 import { parseControlMessage, type ControlMessage } from './control-messages.js';
 import type { PipelineCallParams } from './pipeline-call-params.js';
@@ -75,8 +76,7 @@ export class CallSession implements TransportPeer {
   private requestedReason: string | undefined;
   private startedAt: string | undefined;
   /** Persisted status changes, in order. */
-  private writes: Promise<void> = Promise.resolve();
-  private lastStored: Resource | undefined;
+  private readonly record: CallRecord;
   private telephony: TelephonyLeg | undefined;
   private readonly transfers: CallTransfer;
 
@@ -86,6 +86,7 @@ export class CallSession implements TransportPeer {
     this.selector = new ClientMessageSelector(options.params.assistant.clientMessages);
     this.mixer = new MonitorMixer(this.sampleRateHz);
     this.transfers = this.newCallTransfer();
+    this.record = new CallRecord(options);
     this.done = new Promise((resolve) => {
       this.resolveDone = resolve;
     });
@@ -374,25 +375,7 @@ export class CallSession implements TransportPeer {
     if (frames > 0) {
       this.options.log(new Error(`${frames} audio frames dropped`), 'websocket back-pressure');
     }
-    this.writes = this.writes.then(() => this.report());
-    void this.writes.then(() => this.resolveDone());
-  }
-
-  /** The observer's end-of-call fields (artifact, costs…), merged into the stored call. */
-  private async report(): Promise<void> {
-    const call = this.lastStored;
-    if (call === undefined) {
-      return;
-    }
-    try {
-      const fields = await this.options.observer.onEnded(call);
-      if (Object.keys(fields).length > 0) {
-        const { store, orgId, callId } = this.options;
-        await store.resources.calls.update(orgId, callId, (current) => ({ ...current, ...fields }));
-      }
-    } catch (error) {
-      this.options.log(error, 'end-of-call report failed');
-    }
+    void this.record.finish().then(() => this.resolveDone());
   }
 
   /** Persists and reports a status; `extra` fields go in the status-update message only. */
@@ -405,21 +388,7 @@ export class CallSession implements TransportPeer {
     if (this.selector.wants('status-update')) {
       this.transport?.sendJson(message);
     }
-    const { store, orgId, callId } = this.options;
-    this.writes = this.writes.then(async () => {
-      try {
-        const stored = await store.resources.calls.update(orgId, callId, (current) => ({
-          ...current,
-          ...fields,
-        }));
-        if (stored !== null) {
-          this.lastStored = stored;
-          this.safely(() => this.options.observer.onStatus(stored));
-        }
-      } catch (error) {
-        this.options.log(error, `could not store call status ${state}`);
-      }
-    });
+    this.record.update(fields, `call status ${state}`);
   }
 
   private clearConnectTimer(): void {

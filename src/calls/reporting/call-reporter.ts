@@ -12,10 +12,10 @@ import type {
   TransferDestinationRequest,
 } from '../call-observer.js';
 import type { PipelineCallParams } from '../pipeline-call-params.js';
-import { analyseCall, modelAccessFor, type AnalysisUsage } from './call-analysis.js';
 import { callCosts, type CostItem } from './call-costs.js';
 import { CallRecording } from './call-recording.js';
-import { CallTimeline, modelMessagesToOpenAI, type TranscriptNames } from './call-timeline.js';
+import { CallTimeline, modelMessagesToOpenAI } from './call-timeline.js';
+import { analyseTimeline, liveArtifact } from './ended-call-views.js';
 import { MessageQueue } from './message-queue.js';
 import type { PriceTable } from './price-table.js';
 import {
@@ -323,7 +323,12 @@ class Reporter implements CallReporter {
         this.#deps,
         this.#createdEpochMs,
       );
-      const analysed = await this.#analyse(call);
+      const analysed = await analyseTimeline(
+        this.#timeline,
+        this.#deps.assistant,
+        this.#deps.callParams,
+        str(call.endedReason) ?? '',
+      );
       analysis = analysed.analysis;
       ({ costs, cost } = callCosts(this.#deps.prices, usage, analysed.usage));
     } catch {
@@ -346,35 +351,6 @@ class Reporter implements CallReporter {
       true,
     );
     return { artifact, costs, cost, analysis };
-  }
-
-  /** The analysisPlan's results (bounded by its timeouts; failures are in `errors`). */
-  async #analyse(call: Doc): Promise<{ analysis: Doc; usage: readonly AnalysisUsage[] }> {
-    try {
-      const spoken = this.#timeline
-        .messages()
-        .filter((item) => item.role === 'user' || item.role === 'bot').length;
-      return await analyseCall(
-        {
-          assistant: this.#deps.assistant,
-          transcript: this.#timeline.transcript({
-            enabled: true,
-            assistantName: 'AI',
-            userName: 'User',
-          }),
-          spokenMessages: spoken,
-          endedReason: str(call.endedReason) ?? '',
-        },
-        modelAccessFor(this.#deps.callParams),
-      );
-    } catch (error) {
-      return {
-        analysis: {
-          errors: [{ plan: 'all', code: 'analysis-model-failed', message: String(error) }],
-        },
-        usage: [],
-      };
-    }
   }
 
   #sources() {
@@ -403,19 +379,7 @@ class Reporter implements CallReporter {
     if (this.#artifactCache?.version === version) {
       return this.#artifactCache.artifact;
     }
-    const plan = obj(obj(this.#deps.assistant.artifactPlan)?.transcriptPlan);
-    const names: TranscriptNames = {
-      enabled: plan?.enabled !== false,
-      assistantName: str(plan?.assistantName) ?? 'AI',
-      userName: str(plan?.userName) ?? 'User',
-    };
-    const artifact: Doc = {
-      messages: this.#timeline.messages(),
-      messagesOpenAIFormatted: this.#timeline.openAIMessages(),
-      transcript: this.#timeline.transcript(names),
-      performanceMetrics: this.#timeline.performanceMetrics(),
-      variableValues: { ...(this.#deps.variableValues ?? {}) },
-    };
+    const artifact = liveArtifact(this.#timeline, this.#deps.assistant, this.#deps.variableValues);
     this.#artifactCache = { version, artifact };
     return artifact;
   }
