@@ -126,7 +126,8 @@ export class SipLiveCalls {
       negotiated.telephoneEventPayloadType,
     );
     live.media.sending = negotiated.direction === 'sendrecv' || negotiated.direction === 'sendonly';
-    // On hold (the far end sendonly or inactive) silence from it is expected.
+    // On hold (the far end sendonly or inactive) what it sends (music, or nothing) is not for
+    // the assistant: it is dropped and the RTP timeout waits.
     live.rtp.setReceiving(negotiated.direction === 'sendrecv');
     live.lastSdp = Buffer.from(serializeSdp(result.answer));
     return live.lastSdp;

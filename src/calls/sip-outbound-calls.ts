@@ -311,7 +311,8 @@ export class SipOutboundCalls {
       negotiated.payloadType,
       negotiated.telephoneEventPayloadType,
     );
-    rtp.setReceiving(negotiated.direction === 'sendrecv' || negotiated.direction === 'recvonly');
+    // As on a re-INVITE (sip-live-calls.ts): a far end that answers sendonly holds the call.
+    rtp.setReceiving(negotiated.direction === 'sendrecv');
     const media = new SipCallMedia({
       rtp,
       onCallerAudio: (samples) => session.onAudio(samples),
