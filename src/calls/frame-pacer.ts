@@ -41,6 +41,10 @@ class Stream implements PacedStream {
  * keep their phases while the process wakes once per 10 ms instead of once per call. A stream
  * that fell behind (the event loop stalled) catches up at most 5 frames per tick and then skips
  * ahead rather than burst. The timer runs only while a stream is paced.
+ *
+ * Not the worker's MediaClock (src/workers/media-clock.ts), which ticks every participant in one
+ * phase and lets a missed deadline go: RTP out must send every frame (catch-up), and streams on
+ * their own phases spread the process's packets over the period instead of one burst.
  */
 export class FramePacer {
   private readonly now: () => number;
