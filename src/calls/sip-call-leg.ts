@@ -4,6 +4,7 @@
  * out, and the bridge through the call's trunk when a REFER is refused).
  */
 import type { Store } from '../store/store.js';
+import type { RtpSessionOptions } from '../transports/rtp/rtp-session.js';
 import type { SipDialog } from '../transports/sip/dialog.js';
 import type { CallSession } from './call-session.js';
 import { bridgeThroughTrunk, type NumberOf } from './sip-bridge-route.js';
@@ -61,4 +62,25 @@ export function telephonyLegFor(
       })),
     }),
   });
+}
+
+/**
+ * What an answered call's RTP session reports, inbound and outbound alike: keys (to the
+ * destination once a bridge carries the call, else to the keypad) and the RTP timeout.
+ */
+export function callRtpEvents(
+  slot: { readonly live?: LiveSipCall | undefined },
+  bridges: SipBridges | undefined,
+  inactivityTimeoutMs: number | undefined,
+  rtpTimeoutReason: string,
+): Pick<RtpSessionOptions, 'inactivityTimeoutMs' | 'onDtmf' | 'onInactive'> {
+  return {
+    ...(inactivityTimeoutMs !== undefined && { inactivityTimeoutMs }),
+    onDtmf: (event) => {
+      if (bridges?.relayDtmf(slot.live?.rtp, event) !== true) {
+        slot.live?.keypad.digit(event.digit);
+      }
+    },
+    onInactive: () => slot.live?.session.end(rtpTimeoutReason),
+  };
 }

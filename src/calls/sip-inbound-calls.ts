@@ -32,7 +32,7 @@ import {
   type LiveSipCall,
 } from './sip-live-calls.js';
 import type { SipBridges } from './sip-bridge.js';
-import { keypadFor, telephonyLegFor } from './sip-call-leg.js';
+import { callRtpEvents, keypadFor, telephonyLegFor } from './sip-call-leg.js';
 
 /** No RTP from the caller for the inactivity timeout. */
 export const ENDED_REASON_RTP_TIMEOUT = 'call.in-progress.error-sip-rtp-timeout';
@@ -258,16 +258,12 @@ export class SipInboundCalls implements SipCallHandler {
       ...(negotiated.telephoneEventPayloadType !== undefined && {
         telephoneEventPayloadType: negotiated.telephoneEventPayloadType,
       }),
-      ...(this.options.rtpInactivityTimeoutMs !== undefined && {
-        inactivityTimeoutMs: this.options.rtpInactivityTimeoutMs,
-      }),
-      // Once bridged (a transfer Parla carries), the caller's keys go to the destination.
-      onDtmf: (event) => {
-        if (this.options.bridges?.relayDtmf(slot.live?.rtp, event) !== true) {
-          slot.live?.keypad.digit(event.digit);
-        }
-      },
-      onInactive: () => slot.live?.session.end(ENDED_REASON_RTP_TIMEOUT),
+      ...callRtpEvents(
+        slot,
+        this.options.bridges,
+        this.options.rtpInactivityTimeoutMs,
+        ENDED_REASON_RTP_TIMEOUT,
+      ),
     }).catch((error: unknown) => {
       this.options.log(error, 'no RTP session for an inbound call');
       return undefined;

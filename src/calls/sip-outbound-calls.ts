@@ -32,7 +32,7 @@ import { SipCodecs } from './sip-codecs.js';
 import { codecName, SipLiveCalls, type LiveSipCall } from './sip-live-calls.js';
 import type { SipBridges } from './sip-bridge.js';
 import type { NumberOf } from './sip-bridge-route.js';
-import { keypadFor, telephonyLegFor } from './sip-call-leg.js';
+import { callRtpEvents, keypadFor, telephonyLegFor } from './sip-call-leg.js';
 import { dialGateway, type GatewayOutcome } from './sip-outbound-dial.js';
 import {
   ENDED_REASON_FAILED,
@@ -215,16 +215,12 @@ export class SipOutboundCalls {
       payloadType: first.staticPayloadType ?? first.dynamicPayloadType ?? 96,
       // Our offer's telephone-event payload type, which the answer keeps (RFC 3264 §6.1).
       telephoneEventPayloadType: TELEPHONE_EVENT_PT,
-      ...(this.options.rtpInactivityTimeoutMs !== undefined && {
-        inactivityTimeoutMs: this.options.rtpInactivityTimeoutMs,
-      }),
-      // Once bridged (a transfer Parla carries), the caller's keys go to the destination.
-      onDtmf: (event) => {
-        if (this.options.bridges?.relayDtmf(slot.live?.rtp, event) !== true) {
-          slot.live?.keypad.digit(event.digit);
-        }
-      },
-      onInactive: () => slot.live?.session.end(ENDED_REASON_RTP_TIMEOUT),
+      ...callRtpEvents(
+        slot,
+        this.options.bridges,
+        this.options.rtpInactivityTimeoutMs,
+        ENDED_REASON_RTP_TIMEOUT,
+      ),
     }).catch((error: unknown) => {
       this.options.log(error, 'no RTP session for an outbound call');
       return undefined;
