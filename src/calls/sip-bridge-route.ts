@@ -7,8 +7,7 @@ import type { Doc, Resource } from '../store/resource-store.js';
 import { parseDtmfDigits, type DtmfStep } from '../transports/rtp/dtmf-sender.js';
 import type { Store } from '../store/store.js';
 import type { BridgeCallerLeg, SipBridges } from './sip-bridge.js';
-import { planOutboundCall, type OutboundAttempt } from './sip-outbound-plan.js';
-import type { OutboundTrunk } from './sip-outbound-trunk.js';
+import { planOutboundCall, type OutboundPlan } from './sip-outbound-plan.js';
 import type { TransferOutcome } from './telephony-leg.js';
 
 /** How long the destination may ring when transferPlan.timeout is unset. */
@@ -21,13 +20,9 @@ export interface NumberOf {
   readonly phoneNumber?: unknown;
 }
 
+/** An outbound call's plan (trunk, gateway attempts, caller ID), or why there is none. */
 export type BridgeRoute =
-  | {
-      readonly ok: true;
-      readonly trunk: OutboundTrunk;
-      readonly attempts: readonly OutboundAttempt[];
-      readonly from: string;
-    }
+  | Extract<OutboundPlan, { ok: true }>
   | { readonly ok: false; readonly code: string; readonly message: string };
 
 /**

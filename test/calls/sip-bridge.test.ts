@@ -18,6 +18,7 @@ import type { SipDialog } from '../../src/transports/sip/dialog.js';
 import { SipUserAgent } from '../../src/transports/sip/sip-user-agent.js';
 import { SipUdpTransport } from '../../src/transports/sip/transport-udp.js';
 import { keysIn } from '../e2e/sip-transfer-support.js';
+import { pcmuPacket } from './sip-call-harness.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 
@@ -126,17 +127,6 @@ async function startFarEnd(
     await transport.close();
   });
   return far;
-}
-
-/** A PCMU packet whose 160 payload bytes are all `value`. */
-function pcmuPacket(seq: number, value: number): Buffer {
-  const packet = Buffer.alloc(12 + 160, value);
-  packet[0] = 0x80;
-  packet[1] = 0; // PCMU
-  packet.writeUInt16BE(seq & 0xffff, 2);
-  packet.writeUInt32BE((seq * 160) >>> 0, 4);
-  packet.writeUInt32BE(0x0badcafe, 8);
-  return packet;
 }
 
 const soundOf = (value: number) => (packet: Buffer) =>

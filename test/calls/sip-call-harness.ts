@@ -246,6 +246,17 @@ export function sippArgs(h: SipHarness, scenario: string, extra: readonly string
   ];
 }
 
+/** A PCMU packet of `ssrc` whose 160 payload bytes are all `value`. */
+export function pcmuPacket(seq: number, value: number, ssrc = 0x0badcafe): Buffer {
+  const packet = Buffer.alloc(12 + 160, value);
+  packet[0] = 0x80;
+  packet[1] = 0; // PCMU
+  packet.writeUInt16BE(seq & 0xffff, 2);
+  packet.writeUInt32BE((seq * 160) >>> 0, 4);
+  packet.writeUInt32BE(ssrc, 8);
+  return packet;
+}
+
 /** A UDP socket standing in for the caller's RTP endpoint. */
 export async function rtpPeer(): Promise<{ socket: Socket; port: number; packets: Buffer[] }> {
   const socket = createSocket('udp4');

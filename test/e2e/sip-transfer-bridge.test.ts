@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { hasSipp, runSipp } from '../support/sipp.js';
 import {
   freeUdpPort,
+  pcmuPacket,
   rtpPeer,
   sippArgs,
   sippMediaPort,
@@ -20,17 +21,6 @@ import {
 import { liveCallOn, numberOnTrunk } from './sip-transfer-support.js';
 
 const h = useSipHarness();
-
-/** A PCMU packet whose 160 payload bytes are all `value`. */
-function pcmuPacket(seq: number, value: number): Buffer {
-  const packet = Buffer.alloc(12 + 160, value);
-  packet[0] = 0x80;
-  packet[1] = 0; // PCMU
-  packet.writeUInt16BE(seq & 0xffff, 2);
-  packet.writeUInt32BE((seq * 160) >>> 0, 4);
-  packet.writeUInt32BE(0x1234abcd, 8);
-  return packet;
-}
 
 /** A packet whose whole payload is one non-silent μ-law byte: the caller's own sound. */
 function isCallerSound(packet: Buffer): boolean {
@@ -77,7 +67,7 @@ describe.skipIf(!hasSipp)('a transfer bridged by Parla when the REFER is refused
       });
       const talk = setInterval(() => {
         if (parlaPort !== undefined) {
-          peer.socket.send(pcmuPacket(seq++, 0x2a), parlaPort, '127.0.0.1');
+          peer.socket.send(pcmuPacket(seq++, 0x2a, 0x1234abcd), parlaPort, '127.0.0.1');
         }
       }, 20);
       try {
